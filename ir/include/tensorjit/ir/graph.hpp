@@ -1,0 +1,26 @@
+// A graph is its outputs; the nodes are whatever they reach. Passes are functions Graph -> Graph.
+#pragma once
+
+#include <unordered_map>
+#include <vector>
+
+#include <tensorjit/ir/node.hpp>
+
+namespace tensorjit::ir {
+
+struct Graph {
+  std::vector<NodePtr> outputs;
+};
+
+// Every node reachable from the outputs, each once, inputs before their users; the order is
+// deterministic (depth-first, inputs in order).
+std::vector<NodePtr> topological_order(const Graph& graph);
+
+// How many times each node is used as an input or an output within the graph.
+std::unordered_map<const Node*, int> use_counts(const Graph& graph);
+
+// Checks the invariants every stage keeps (well-formed nodes, inputs in bounds of their buffers);
+// throws InternalError naming the node otherwise. Runs in every test.
+void verify(const Graph& graph);
+
+}  // namespace tensorjit::ir

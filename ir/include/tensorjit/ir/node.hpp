@@ -1,0 +1,153 @@
+// Immutable, typed IR nodes (Halide's make(): every node is built through make(), which checks its
+// inputs and attributes and throws tensorjit::Error naming the op, shapes and dtypes).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <variant>
+#include <vector>
+
+#include <tensorjit/dtype.hpp>
+#include <tensorjit/ir/buffer.hpp>
+#include <tensorjit/ir/op.hpp>
+#include <tensorjit/ir/shape.hpp>
+
+namespace tensorjit::ir {
+
+class Node;
+using NodePtr = std::shared_ptr<const Node>;
+
+// A value of any dtype: floating dtypes use `f`, integers and bool use `i`.
+struct Scalar {
+  double f = 0;
+  std::int64_t i = 0;
+  static Scalar of(DType dtype, double value);        // converts as cast does
+  static Scalar of_int(DType dtype, std::int64_t value);
+  double as_double(DType dtype) const { return is_floating(dtype) ? f : static_cast<double>(i); }
+};
+// Bitwise equality: -0.0 differs from 0.0, and a NaN equals the same NaN.
+bool bit_equal(const Scalar& a, const Scalar& b);
+
+enum class ReductionMode : std::uint8_t { strict, fast };
+
+// ---- typed attributes, one struct per kind of op (STYLE.md 15) ----
+
+// A buffer with a strided layout. `id` distinguishes inputs that have no buffer yet (a parsed
+// graph); two input nodes are the same value only when their ids are equal.
+struct InputAttr {
+  std::shared_ptr<Buffer> buffer;  // may be null: unbound (parsed text IR)
+  DType dtype = DType::f32;
+  Layout layout;
+  std::uint64_t id = 0;
+};
+struct ConstantAttr {
+  DType dtype = DType::f32;
+  Shape shape;
+  Scalar value;
+};
+struct IotaAttr {  // value[i] = start + i * step, computed in double, then converted to dtype
+  DType dtype = DType::f32;
+  std::int64_t count = 0;
+  double start = 0;
+  double step = 1;
+};
+struct ShapeAttr {  // reshape and expand: the result shape
+  Shape shape;
+};
+struct PermuteAttr {
+  std::vector<int> perm;
+};
+struct SliceAttr {  // result[i] = input[start + i * step] along axis, for i < count
+  int axis = 0;
+  std::int64_t start = 0;
+  std::int64_t step = 1;
+  std::int64_t count = 0;
+};
+struct CastAttr {
+  DType dtype = DType::f32;
+};
+struct ReduceAttr {
+  std::vector<int> axes;  // sorted, unique, non-negative
+  bool keepdims = false;
+  ReductionMode mode = ReductionMode::strict;
+};
+
+using Attrs = std::variant<std::monostate, InputAttr, ConstantAttr, IotaAttr, ShapeAttr, PermuteAttr,
+                           SliceAttr, CastAttr, ReduceAttr>;
+
+// Fresh id for a new input node (process-wide counter).
+std::uint64_t next_input_id();
+
+// What a node evaluated to: a buffer viewed through a layout.
+struct Value {
+  std::shared_ptr<Buffer> buffer;
+  DType dtype = DType::f32;
+  Layout layout;
+  template <typename T> T* data() const {
+    return static_cast<T*>(buffer->data()) + layout.offset;
+  }
+};
+
+class Node : public std::enable_shared_from_this<Node> {
+  struct MakeKey {};  // only make() constructs: every node is checked
+
+ public:
+  // The one constructor: checks arity, dtypes, shapes and attributes against the op table and
+  // infers the result dtype and shape; throws tensorjit::Error on a bad call.
+  static NodePtr make(Op op, std::vector<NodePtr> inputs, Attrs attrs = {});
+
+  Op op() const { return op_; }
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  int rank() const { return static_cast<int>(shape_.size()); }
+  std::int64_t numel() const { return numel_; }
+  const std::vector<NodePtr>& inputs() const { return inputs_; }
+  const NodePtr& input(int i) const { return inputs_[i]; }
+  const Attrs& attrs() const { return attrs_; }
+  template <typename A> const A& attr() const { return std::get<A>(attrs_); }
+  // Structural hash: op, dtype, shape, attributes (bitwise for floats) and the inputs' hashes.
+  std::size_t hash() const { return hash_; }
+
+  // The same node with other inputs, or this very node when they are the same pointers.
+  NodePtr with_inputs(std::vector<NodePtr> inputs) const;
+
+  // Set once when an eval materialises this node, so that later graphs that still reach it read
+  // the value instead of computing it again. The node's meaning does not change.
+  std::shared_ptr<const Value> realized() const { return realized_.load(); }
+  void set_realized(Value value) const;
+
+  Node(MakeKey, Op op, DType dtype, Shape shape, std::vector<NodePtr> inputs, Attrs attrs);
+
+ private:
+  Op op_;
+  DType dtype_;
+  Shape shape_;
+  std::int64_t numel_;
+  std::vector<NodePtr> inputs_;
+  Attrs attrs_;
+  std::size_t hash_;
+  mutable std::atomic<std::shared_ptr<const Value>> realized_;
+};
+
+// Structural equality of two subgraphs (same ops, dtypes, shapes, attributes, input ids; float
+// attributes compared bitwise, so -0.0 != 0.0 and NaN == NaN).
+bool structurally_equal(const NodePtr& a, const NodePtr& b);
+bool attrs_equal(const Attrs& a, const Attrs& b);
+
+// ---- convenience builders over Node::make, used by the API and the passes ----
+NodePtr make_input(std::shared_ptr<Buffer> buffer, DType dtype, Layout layout);
+NodePtr make_constant(DType dtype, Shape shape, Scalar value);
+NodePtr make_unary(Op op, NodePtr x);
+NodePtr make_binary(Op op, NodePtr a, NodePtr b);
+NodePtr make_cast(NodePtr x, DType dtype);
+NodePtr make_reshape(NodePtr x, Shape shape);
+NodePtr make_expand(NodePtr x, Shape shape);
+NodePtr make_permute(NodePtr x, std::vector<int> perm);
+NodePtr make_reduce(Op op, NodePtr x, std::vector<int> axes, bool keepdims,
+                    ReductionMode mode = ReductionMode::strict);
+
+// The dtype a reduction op gives for an input of `dtype` (sums of integers and bools are i64).
+DType reduce_result_dtype(Op op, DType dtype);
+
+}  // namespace tensorjit::ir

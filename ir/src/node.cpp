@@ -1,0 +1,437 @@
+// Node::make: the checks and the shape/dtype inference of every op, driven by the op table.
+#include <tensorjit/ir/check.hpp>
+#include <tensorjit/ir/node.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace tensorjit::ir {
+namespace {
+
+struct Inferred {
+  DType dtype;
+  Shape shape;
+};
+
+std::string describe(const NodePtr& node) {
+  return fmt::format("{}{}", dtype_name(node->dtype()), shape_str(node->shape()));
+}
+
+std::string describe_inputs(const std::vector<NodePtr>& inputs) {
+  std::vector<std::string> parts;
+  for (const auto& in : inputs) parts.push_back(describe(in));
+  return fmt::format("({})", fmt::join(parts, ", "));
+}
+
+bool operand_kind_allows(OperandKind kind, DType dtype) {
+  switch (kind) {
+    case OperandKind::any: return true;
+    case OperandKind::numeric: return !is_bool(dtype);
+    case OperandKind::floating: return is_floating(dtype);
+    case OperandKind::integer: return is_integer(dtype);
+    case OperandKind::boolean: return is_bool(dtype);
+  }
+  return false;
+}
+
+std::string_view operand_kind_name(OperandKind kind) {
+  switch (kind) {
+    case OperandKind::any: return "any dtype";
+    case OperandKind::numeric: return "a numeric dtype (not bool)";
+    case OperandKind::floating: return "a floating dtype (f32 or f64)";
+    case OperandKind::integer: return "an integer dtype (i32 or i64)";
+    case OperandKind::boolean: return "bool";
+  }
+  return "?";
+}
+
+void check_rank(Op op, const Shape& shape) {
+  TJ_CHECK(shape.size() <= static_cast<std::size_t>(kMaxRank))
+      << op_name(op) << ": shape " << shape_str(shape) << " has rank " << shape.size()
+      << ", more than the maximum of " << kMaxRank;
+  checked_numel(shape, op_name(op));
+}
+
+Inferred infer_source(Op op, const Attrs& attrs) {
+  switch (op) {
+    case Op::input: {
+      const auto* a = std::get_if<InputAttr>(&attrs);
+      TJ_CHECK(a) << "input: missing its buffer and layout";
+      check_rank(op, a->layout.shape);
+      TJ_CHECK(a->layout.strides.size() == a->layout.shape.size())
+          << "input: strides " << shape_str(a->layout.strides) << " do not match shape "
+          << shape_str(a->layout.shape);
+      if (a->buffer) {
+        auto [low, high] = a->layout.extent();
+        const auto elements = static_cast<std::int64_t>(a->buffer->bytes() / itemsize(a->dtype));
+        TJ_CHECK(low >= 0 && high <= elements)
+            << "input: a " << dtype_name(a->dtype) << shape_str(a->layout.shape) << " view with strides "
+            << shape_str(a->layout.strides) << " and offset " << a->layout.offset
+            << " reaches elements [" << low << ", " << high << ") of a buffer of " << elements
+            << " elements; pass strides and an offset that stay inside the buffer";
+      }
+      return {a->dtype, a->layout.shape};
+    }
+    case Op::constant: {
+      const auto* a = std::get_if<ConstantAttr>(&attrs);
+      TJ_CHECK(a) << "constant: missing its value";
+      check_rank(op, a->shape);
+      return {a->dtype, a->shape};
+    }
+    case Op::iota: {
+      const auto* a = std::get_if<IotaAttr>(&attrs);
+      TJ_CHECK(a) << "iota: missing start, step and count";
+      TJ_CHECK(a->count >= 0) << "iota: negative count " << a->count;
+      TJ_CHECK(std::isfinite(a->start) && std::isfinite(a->step))
+          << "iota: start " << a->start << " and step " << a->step << " must be finite";
+      return {a->dtype, Shape{a->count}};
+    }
+    default: break;
+  }
+  TJ_FAIL() << op_name(op) << " is not a source op";
+}
+
+Inferred infer_movement(Op op, const NodePtr& x, const Attrs& attrs) {
+  const Shape& in = x->shape();
+  const int rank = x->rank();
+  switch (op) {
+    case Op::reshape: {
+      const auto* a = std::get_if<ShapeAttr>(&attrs);
+      TJ_CHECK(a) << "reshape: missing the target shape";
+      check_rank(op, a->shape);
+      TJ_CHECK(checked_numel(a->shape, "reshape") == x->numel())
+          << "reshape: cannot reshape " << describe(x) << " (" << x->numel() << " elements) to "
+          << shape_str(a->shape) << " (" << checked_numel(a->shape, "reshape") << " elements)";
+      return {x->dtype(), a->shape};
+    }
+    case Op::permute: {
+      const auto* a = std::get_if<PermuteAttr>(&attrs);
+      TJ_CHECK(a) << "permute: missing the permutation";
+      std::vector<int> sorted = a->perm;
+      std::sort(sorted.begin(), sorted.end());
+      bool valid = static_cast<int>(sorted.size()) == rank;
+      for (int i = 0; valid && i < rank; ++i) valid = sorted[i] == i;
+      TJ_CHECK(valid) << "permute: [" << fmt::format("{}", fmt::join(a->perm, ", "))
+                      << "] is not a permutation of the " << rank << " axes of " << describe(x);
+      Shape out(rank);
+      for (int i = 0; i < rank; ++i) out[i] = in[a->perm[i]];
+      return {x->dtype(), out};
+    }
+    case Op::expand: {
+      const auto* a = std::get_if<ShapeAttr>(&attrs);
+      TJ_CHECK(a) << "expand: missing the target shape";
+      check_rank(op, a->shape);
+      const std::size_t out_rank = a->shape.size();
+      bool valid = out_rank >= in.size();
+      for (std::size_t i = 0; valid && i < in.size(); ++i) {
+        std::int64_t from = in[i], to = a->shape[out_rank - in.size() + i];
+        valid = from == to || from == 1;
+      }
+      TJ_CHECK(valid) << "expand: cannot broadcast " << describe(x) << " to " << shape_str(a->shape)
+                      << " (only size-1 axes expand, and new axes go in front)";
+      return {x->dtype(), a->shape};
+    }
+    case Op::slice: {
+      const auto* a = std::get_if<SliceAttr>(&attrs);
+      TJ_CHECK(a) << "slice: missing axis, start, step and count";
+      TJ_CHECK(a->axis >= 0 && a->axis < rank)
+          << "slice: axis " << a->axis << " is out of range for " << describe(x);
+      TJ_CHECK(a->step != 0) << "slice: step must not be zero";
+      TJ_CHECK(a->count >= 0) << "slice: negative count " << a->count;
+      if (a->count > 0) {
+        std::int64_t last = 0;
+        bool overflow = __builtin_mul_overflow(a->count - 1, a->step, &last) ||
+                        __builtin_add_overflow(last, a->start, &last);
+        TJ_CHECK(!overflow && a->start >= 0 && a->start < in[a->axis] && last >= 0 &&
+                 last < in[a->axis])
+            << "slice: start " << a->start << ", step " << a->step << " and count " << a->count
+            << " leave axis " << a->axis << " of " << describe(x);
+      }
+      Shape out = in;
+      out[a->axis] = a->count;
+      return {x->dtype(), out};
+    }
+    default: break;
+  }
+  TJ_FAIL() << op_name(op) << " is not a movement op";
+}
+
+Inferred infer_reduce(Op op, const NodePtr& x, const Attrs& attrs) {
+  const auto* a = std::get_if<ReduceAttr>(&attrs);
+  TJ_CHECK(a) << op_name(op) << ": missing its axes";
+  for (std::size_t i = 0; i < a->axes.size(); ++i) {
+    TJ_CHECK(a->axes[i] >= 0 && a->axes[i] < x->rank())
+        << op_name(op) << ": axis " << a->axes[i] << " is out of range for " << describe(x);
+    TJ_CHECK(i == 0 || a->axes[i - 1] < a->axes[i])
+        << op_name(op) << ": axes must be sorted and unique, got ["
+        << fmt::format("{}", fmt::join(a->axes, ", ")) << "]";
+  }
+  if (op == Op::argmax || op == Op::argmin) {
+    TJ_CHECK(a->axes.size() == 1) << op_name(op) << ": takes exactly one axis, got "
+                                  << a->axes.size() << " for " << describe(x);
+  }
+  Shape out;
+  for (int d = 0; d < x->rank(); ++d) {
+    bool reduced = std::binary_search(a->axes.begin(), a->axes.end(), d);
+    if (!reduced) {
+      out.push_back(x->shape()[d]);
+    } else {
+      TJ_CHECK(x->shape()[d] > 0 || op == Op::reduce_sum || op == Op::reduce_prod ||
+               op == Op::reduce_any || op == Op::reduce_all)
+          << op_name(op) << ": cannot reduce the empty axis " << d << " of " << describe(x)
+          << " (no identity for this reduction)";
+      if (a->keepdims) out.push_back(1);
+    }
+  }
+  return {reduce_result_dtype(op, x->dtype()), out};
+}
+
+Inferred infer_matmul(const NodePtr& a, const NodePtr& b) {
+  TJ_CHECK(a->rank() >= 2 && b->rank() >= 2 && a->rank() == b->rank())
+      << "matmul: operands " << describe(a) << " and " << describe(b)
+      << " must both have rank >= 2 and equal rank in the IR";
+  const int r = a->rank();
+  TJ_CHECK(a->shape()[r - 1] == b->shape()[r - 2])
+      << "matmul: inner dimensions differ: " << describe(a) << " @ " << describe(b);
+  for (int d = 0; d < r - 2; ++d)
+    TJ_CHECK(a->shape()[d] == b->shape()[d])
+        << "matmul: batch dimensions differ: " << describe(a) << " @ " << describe(b);
+  Shape out = a->shape();
+  out[r - 1] = b->shape()[r - 1];
+  return {a->dtype(), out};
+}
+
+Inferred infer(Op op, const std::vector<NodePtr>& inputs, const Attrs& attrs) {
+  const OpInfo& oi = info(op);
+  TJ_CHECK(static_cast<int>(inputs.size()) == oi.arity)
+      << oi.name << ": takes " << oi.arity << " inputs, got " << inputs.size();
+  for (const auto& in : inputs) TJ_CHECK(in) << oi.name << ": an input is null";
+
+  if (oi.category == OpCategory::source) return infer_source(op, attrs);
+
+  // Elementwise operands (all but where's condition) share one dtype and one shape.
+  const std::size_t first = op == Op::where ? 1 : 0;
+  if (op == Op::where) {
+    TJ_CHECK(inputs[0]->dtype() == DType::boolean)
+        << "where: the condition must be bool, got " << describe_inputs(inputs);
+  }
+  for (std::size_t i = first; i < inputs.size(); ++i) {
+    TJ_CHECK(operand_kind_allows(oi.operands, inputs[i]->dtype()))
+        << oi.name << ": needs " << operand_kind_name(oi.operands) << ", got "
+        << describe_inputs(inputs);
+    if (oi.category != OpCategory::movement && oi.category != OpCategory::reduce) {
+      TJ_CHECK(inputs[i]->dtype() == inputs[first]->dtype())
+          << oi.name << ": operands must have one dtype (promote with cast first), got "
+          << describe_inputs(inputs);
+    }
+  }
+
+  switch (oi.category) {
+    case OpCategory::movement: return infer_movement(op, inputs[0], attrs);
+    case OpCategory::reduce: return infer_reduce(op, inputs[0], attrs);
+    case OpCategory::contraction: return infer_matmul(inputs[0], inputs[1]);
+    default: break;
+  }
+  for (const auto& in : inputs)
+    TJ_CHECK(in->shape() == inputs[0]->shape())
+        << oi.name << ": operands must have one shape (broadcast with expand first), got "
+        << describe_inputs(inputs);
+  DType dtype = inputs[first]->dtype();
+  if (oi.result == ResultKind::boolean) dtype = DType::boolean;
+  if (op == Op::cast) {
+    const auto* a = std::get_if<CastAttr>(&attrs);
+    TJ_CHECK(a) << "cast: missing the target dtype";
+    dtype = a->dtype;
+  }
+  return {dtype, inputs[0]->shape()};
+}
+
+template <typename T> void hash_combine(std::size_t& seed, const T& value) {
+  seed ^= std::hash<T>{}(value) + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
+}
+
+void hash_ints(std::size_t& seed, const std::vector<std::int64_t>& values) {
+  for (auto v : values) hash_combine(seed, v);
+}
+
+std::size_t hash_attrs(const Attrs& attrs) {
+  std::size_t seed = attrs.index();
+  std::visit(
+      [&](const auto& a) {
+        using A = std::decay_t<decltype(a)>;
+        if constexpr (std::is_same_v<A, InputAttr>) {
+          hash_combine(seed, a.id);
+          hash_ints(seed, a.layout.strides);
+          hash_combine(seed, a.layout.offset);
+        } else if constexpr (std::is_same_v<A, ConstantAttr>) {
+          hash_combine(seed, std::bit_cast<std::uint64_t>(a.value.f));
+          hash_combine(seed, a.value.i);
+        } else if constexpr (std::is_same_v<A, IotaAttr>) {
+          hash_combine(seed, std::bit_cast<std::uint64_t>(a.start));
+          hash_combine(seed, std::bit_cast<std::uint64_t>(a.step));
+        } else if constexpr (std::is_same_v<A, PermuteAttr>) {
+          for (int p : a.perm) hash_combine(seed, p);
+        } else if constexpr (std::is_same_v<A, SliceAttr>) {
+          hash_combine(seed, a.axis);
+          hash_combine(seed, a.start);
+          hash_combine(seed, a.step);
+        } else if constexpr (std::is_same_v<A, ReduceAttr>) {
+          for (int ax : a.axes) hash_combine(seed, ax);
+          hash_combine(seed, a.keepdims);
+          hash_combine(seed, static_cast<int>(a.mode));
+        }
+      },
+      attrs);
+  return seed;
+}
+
+}  // namespace
+
+Scalar Scalar::of(DType dtype, double value) {
+  Scalar s;
+  if (is_floating(dtype)) {
+    s.f = dtype == DType::f32 ? static_cast<double>(static_cast<float>(value)) : value;
+  } else if (is_bool(dtype)) {
+    s.i = value != 0 ? 1 : 0;
+  } else {
+    // Saturating, NaN -> 0: the semantics of cast, without undefined behaviour.
+    const double lo = dtype == DType::i32 ? -2147483648.0 : -9223372036854775808.0;
+    const double hi = dtype == DType::i32 ? 2147483648.0 : 9223372036854775808.0;
+    if (std::isnan(value)) s.i = 0;
+    else if (value <= lo) s.i = static_cast<std::int64_t>(lo);
+    else if (value >= hi) s.i = dtype == DType::i32 ? 2147483647 : INT64_MAX;
+    else s.i = static_cast<std::int64_t>(value);
+  }
+  return s;
+}
+
+Scalar Scalar::of_int(DType dtype, std::int64_t value) {
+  Scalar s;
+  if (is_floating(dtype)) {
+    s.f = dtype == DType::f32 ? static_cast<double>(static_cast<float>(value))
+                              : static_cast<double>(value);
+  } else if (is_bool(dtype)) {
+    s.i = value != 0 ? 1 : 0;
+  } else if (dtype == DType::i32) {
+    s.i = static_cast<std::int32_t>(static_cast<std::uint32_t>(value));  // wraps, as casts do
+  } else {
+    s.i = value;
+  }
+  return s;
+}
+
+bool bit_equal(const Scalar& a, const Scalar& b) {
+  return std::bit_cast<std::uint64_t>(a.f) == std::bit_cast<std::uint64_t>(b.f) && a.i == b.i;
+}
+
+std::uint64_t next_input_id() {
+  static std::atomic<std::uint64_t> counter{1};
+  return counter.fetch_add(1, std::memory_order_relaxed);
+}
+
+DType reduce_result_dtype(Op op, DType dtype) {
+  switch (op) {
+    case Op::reduce_sum:
+    case Op::reduce_prod: return is_floating(dtype) ? dtype : DType::i64;
+    case Op::argmax:
+    case Op::argmin: return DType::i64;
+    default: return dtype;
+  }
+}
+
+Node::Node(MakeKey, Op op, DType dtype, Shape shape, std::vector<NodePtr> inputs, Attrs attrs)
+    : op_(op), dtype_(dtype), shape_(std::move(shape)), inputs_(std::move(inputs)),
+      attrs_(std::move(attrs)) {
+  numel_ = 1;
+  for (auto e : shape_) numel_ *= e;
+  std::size_t seed = static_cast<std::size_t>(op_);
+  hash_combine(seed, static_cast<int>(dtype_));
+  hash_ints(seed, shape_);
+  hash_combine(seed, hash_attrs(attrs_));
+  for (const auto& in : inputs_) hash_combine(seed, in->hash());
+  hash_ = seed;
+}
+
+NodePtr Node::make(Op op, std::vector<NodePtr> inputs, Attrs attrs) {
+  Inferred r = infer(op, inputs, attrs);
+  return std::make_shared<const Node>(MakeKey{}, op, r.dtype, std::move(r.shape), std::move(inputs),
+                                      std::move(attrs));
+}
+
+NodePtr Node::with_inputs(std::vector<NodePtr> inputs) const {
+  if (inputs == inputs_) return shared_from_this();
+  return make(op_, std::move(inputs), attrs_);
+}
+
+void Node::set_realized(Value value) const {
+  realized_.store(std::make_shared<const Value>(std::move(value)));
+}
+
+bool attrs_equal(const Attrs& a, const Attrs& b) {
+  if (a.index() != b.index()) return false;
+  return std::visit(
+      [&](const auto& x) {
+        using A = std::decay_t<decltype(x)>;
+        const auto& y = std::get<A>(b);
+        if constexpr (std::is_same_v<A, std::monostate>) {
+          return true;
+        } else if constexpr (std::is_same_v<A, InputAttr>) {
+          return x.id == y.id && x.buffer == y.buffer && x.dtype == y.dtype && x.layout == y.layout;
+        } else if constexpr (std::is_same_v<A, ConstantAttr>) {
+          return x.dtype == y.dtype && x.shape == y.shape && bit_equal(x.value, y.value);
+        } else if constexpr (std::is_same_v<A, IotaAttr>) {
+          return x.dtype == y.dtype && x.count == y.count &&
+                 std::bit_cast<std::uint64_t>(x.start) == std::bit_cast<std::uint64_t>(y.start) &&
+                 std::bit_cast<std::uint64_t>(x.step) == std::bit_cast<std::uint64_t>(y.step);
+        } else if constexpr (std::is_same_v<A, ShapeAttr>) {
+          return x.shape == y.shape;
+        } else if constexpr (std::is_same_v<A, PermuteAttr>) {
+          return x.perm == y.perm;
+        } else if constexpr (std::is_same_v<A, SliceAttr>) {
+          return x.axis == y.axis && x.start == y.start && x.step == y.step && x.count == y.count;
+        } else if constexpr (std::is_same_v<A, CastAttr>) {
+          return x.dtype == y.dtype;
+        } else {
+          return x.axes == y.axes && x.keepdims == y.keepdims && x.mode == y.mode;
+        }
+      },
+      a);
+}
+
+bool structurally_equal(const NodePtr& a, const NodePtr& b) {
+  if (a == b) return true;
+  if (!a || !b || a->hash() != b->hash() || a->op() != b->op() || a->dtype() != b->dtype() ||
+      a->shape() != b->shape() || !attrs_equal(a->attrs(), b->attrs()))
+    return false;
+  for (std::size_t i = 0; i < a->inputs().size(); ++i)
+    if (!structurally_equal(a->input(static_cast<int>(i)), b->input(static_cast<int>(i))))
+      return false;
+  return true;
+}
+
+NodePtr make_input(std::shared_ptr<Buffer> buffer, DType dtype, Layout layout) {
+  return Node::make(Op::input, {}, InputAttr{std::move(buffer), dtype, std::move(layout), next_input_id()});
+}
+NodePtr make_constant(DType dtype, Shape shape, Scalar value) {
+  return Node::make(Op::constant, {}, ConstantAttr{dtype, std::move(shape), value});
+}
+NodePtr make_unary(Op op, NodePtr x) { return Node::make(op, {std::move(x)}); }
+NodePtr make_binary(Op op, NodePtr a, NodePtr b) { return Node::make(op, {std::move(a), std::move(b)}); }
+NodePtr make_cast(NodePtr x, DType dtype) { return Node::make(Op::cast, {std::move(x)}, CastAttr{dtype}); }
+NodePtr make_reshape(NodePtr x, Shape shape) {
+  return Node::make(Op::reshape, {std::move(x)}, ShapeAttr{std::move(shape)});
+}
+NodePtr make_expand(NodePtr x, Shape shape) {
+  return Node::make(Op::expand, {std::move(x)}, ShapeAttr{std::move(shape)});
+}
+NodePtr make_permute(NodePtr x, std::vector<int> perm) {
+  return Node::make(Op::permute, {std::move(x)}, PermuteAttr{std::move(perm)});
+}
+NodePtr make_reduce(Op op, NodePtr x, std::vector<int> axes, bool keepdims, ReductionMode mode) {
+  return Node::make(op, {std::move(x)}, ReduceAttr{std::move(axes), keepdims, mode});
+}
+
+}  // namespace tensorjit::ir

@@ -1,0 +1,128 @@
+// tensorjit::kernels — the precompiled packed GEMM: C = A·B for f32 and f64, batched, on general
+// strides, with a per-tile epilogue hook and a caller-supplied parallel-for.
+//
+// This header is the whole public surface of the `tensorjit_kernels` target. It depends on nothing
+// of the project and includes only <cstdint>. The design, the blocking table and the measured
+// figures are in docs/gemm.md.
+//
+// Contract summary
+//  - Strides are in elements and signed: row-major, column-major, transposed and sliced views
+//    (negative strides included) of A and B are read in place by the packing routines.
+//  - C is row-major with a leading dimension: element (i, j) of batch b lives at
+//    c.data[b * c.batch_stride + i * c.row_stride + j]. Its column stride is 1 (the runtime
+//    allocates C contiguous; a column-major C is the transposed product Cᵀ = Bᵀ·Aᵀ).
+//  - C is overwritten (no alpha, no beta); it must not overlap A or B, and distinct (batch, row,
+//    column) triples must address distinct elements of C.
+//  - Determinism: every element of C is ONE chain of fused multiply-adds over k in increasing
+//    order starting from +0: c = fma(a[i,0], b[0,j], +0); c = fma(a[i,1], b[1,j], c); ...
+//    whatever the tile shape, blocking, thread count, vector width or instruction set. gemm()
+//    and reference_gemm() therefore give identical bits. With k == 0, C is +0.
+//  - Invalid arguments (negative sizes, null pointers with non-zero sizes, a row stride of C
+//    smaller than n, an unknown vector width) throw std::invalid_argument; nothing is written.
+#pragma once
+
+#include <cstdint>
+
+namespace tensorjit::kernels {
+
+// A read-only operand: element (i, j) of batch b is data[b*batch_stride + i*row_stride +
+// j*col_stride]. A batch stride of 0 broadcasts one matrix over every batch.
+template <class T>
+struct MatrixView {
+  const T* data = nullptr;
+  std::int64_t row_stride = 0;
+  std::int64_t col_stride = 1;
+  std::int64_t batch_stride = 0;
+};
+
+// The output: row-major with a leading dimension (row_stride >= n), column stride 1.
+template <class T>
+struct OutputView {
+  T* data = nullptr;
+  std::int64_t row_stride = 0;
+  std::int64_t batch_stride = 0;
+};
+
+// The epilogue hook, called once for every region of C whose values are final.
+//
+//   c        points at element (row0, col0) of batch `batch` of C;
+//   ldc      is C's row stride (element (row0 + r, col0 + s) is c[r * ldc + s]);
+//   rows, cols > 0 give the region's extent (at most one micro-tile, i.e. MR x NR, today).
+//
+// Contract: the regions of all calls of one gemm() tile C exactly (every element of every batch
+// is in exactly one region, none is visited twice, also on edge tiles and when k == 0). A call
+// happens right after the micro-kernel stored the region's final values, while the tile is still
+// in L1, so an elementwise consumer (bias, activation, residual, cast) reads and writes it cheaply.
+// Calls come from the parallel-for's worker threads, concurrently, on disjoint regions: the hook
+// must be thread safe for disjoint regions and must not throw (an exception escaping it is caught
+// and rethrown by gemm() after every task has finished, and C is then unspecified).
+template <class T>
+using Epilogue = void (*)(void* context, T* c, std::int64_t ldc, std::int64_t row0, std::int64_t col0,
+                          std::int64_t rows, std::int64_t cols, std::int64_t batch);
+
+// The caller's parallel-for: kernels/ owns no threads. run(context, n_tasks, task, task_context)
+// must call task(task_context, i) exactly once for every i in [0, n_tasks), in any order and on any
+// threads, and return when all calls have returned. Tasks never throw (gemm() catches inside).
+// `threads` is how many tasks can run at once; gemm() cuts the work into a multiple of it.
+// A null `run` (the default) or threads <= 1 runs everything on the calling thread.
+// gemm() calls run() at most once per call (no nested parallelism: a task never calls run()).
+struct ParallelFor {
+  void (*run)(void* context, std::int64_t n_tasks, void (*task)(void* task_context, std::int64_t index),
+              void* task_context) = nullptr;
+  void* context = nullptr;
+  int threads = 1;
+};
+
+// Which compiled micro-kernel family to use. `best` is the widest the CPU supports. Asking for an
+// instruction set the CPU lacks throws std::invalid_argument.
+enum class InstructionSet { best, portable, avx2, avx512 };
+
+struct GemmOptions {
+  // 0: the native default (see native_vector_bits()); 128, 256 or 512 pick the micro-tile shape.
+  // The runtime passes the user's VECTOR_BITS here. A width wider than the CPU's registers still
+  // runs (each vector is split into the registers the CPU has) and gives the same bits.
+  int vector_bits = 0;
+  InstructionSet instruction_set = InstructionSet::best;
+  ParallelFor parallel_for{};
+  // Cache blocking override for tests and tuning; 0 keeps the per-ISA table (docs/gemm.md).
+  // mc is rounded up to a multiple of MR and nc to a multiple of NR.
+  std::int64_t mc = 0, kc = 0, nc = 0;
+  // Allow the unpacked small-product path (docs/gemm.md); off forces the packed five loops.
+  bool allow_small_path = true;
+};
+
+// One (batched) product: C[b] = A[b]·B[b] for b in [0, batch), A[b] m×k, B[b] k×n, C[b] m×n.
+template <class T>
+struct GemmArgs {
+  std::int64_t m = 0, n = 0, k = 0;
+  std::int64_t batch = 1;
+  MatrixView<T> a{};
+  MatrixView<T> b{};
+  OutputView<T> c{};
+  Epilogue<T> epilogue = nullptr;
+  void* epilogue_context = nullptr;
+};
+
+void gemm(const GemmArgs<float>& args, const GemmOptions& options = {});
+void gemm(const GemmArgs<double>& args, const GemmOptions& options = {});
+
+// The plain reference twin: serial scalar std::fma chains in the order the contract states. Same
+// validation and the same epilogue contract (one call per batch covering all of C).
+void reference_gemm(const GemmArgs<float>& args);
+void reference_gemm(const GemmArgs<double>& args);
+
+// What a call would run, for logs, dumps and tests.
+struct KernelInfo {
+  const char* instruction_set;  // "portable", "avx2" or "avx512"
+  int vector_bits;              // the width after resolving 0
+  int mr, nr;                   // micro-tile rows and columns
+  std::int64_t mc, kc, nc;      // cache blocking
+};
+KernelInfo describe_float_kernel(const GemmOptions& options = {});
+KernelInfo describe_double_kernel(const GemmOptions& options = {});
+
+// The default width: the measured best micro-kernel on this CPU (docs/gemm.md), 512 with AVX-512.
+int native_vector_bits();
+bool cpu_supports(InstructionSet instruction_set);
+
+}  // namespace tensorjit::kernels

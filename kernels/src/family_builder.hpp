@@ -1,0 +1,51 @@
+// Builds one ISA unit's KernelFamily entries from its blocking table: instantiates the micro-kernel
+// for the table's MR x NR at each vector width and the five loops around it. Included only by the
+// isa_*.cpp units, each compiled with its own flags.
+#pragma once
+
+#include "blocking.hpp"
+#include "five_loops.hpp"
+#include "kernel_family.hpp"
+#include "micro_kernel.hpp"
+#include "simd.hpp"
+
+namespace tensorjit::kernels {
+namespace {
+
+template <class T, int VectorBits, const auto& Table>
+struct FamilyMember {
+  static constexpr detail::BlockingRow row = detail::find_blocking(Table, VectorBits, sizeof(T));
+  static_assert(row.mr > 0, "the blocking table has no row for this width and type");
+  using Vector = typename VectorOf<T, VectorBits / 8>::type;
+  static constexpr int lanes = lanes_of<Vector, T>;
+  static_assert(row.nr % lanes == 0 && row.mc % row.mr == 0 && row.nc % row.nr == 0);
+  using Kernel = MicroKernel<T, Vector, row.mr, row.nr / lanes>;
+  static constexpr detail::Blocking blocking{row.mr, row.nr, row.mc, row.kc, row.nc};
+};
+
+template <int VectorBits, const auto& Table>
+constexpr detail::KernelFamily build_family(const char* instruction_set) {
+  using Float = FamilyMember<float, VectorBits, Table>;
+  using Double = FamilyMember<double, VectorBits, Table>;
+  return detail::KernelFamily{
+      instruction_set,
+      VectorBits,
+      Float::blocking,
+      Double::blocking,
+      &gemm_five_loops<float, typename Float::Kernel>,
+      &gemm_five_loops<double, typename Double::Kernel>,
+  };
+}
+
+template <const auto& Table>
+const detail::KernelFamily& family_for_width(const char* instruction_set, int vector_bits) {
+  static constexpr detail::KernelFamily families[] = {
+      build_family<128, Table>(instruction_set),
+      build_family<256, Table>(instruction_set),
+      build_family<512, Table>(instruction_set),
+  };
+  return families[vector_bits == 128 ? 0 : vector_bits == 256 ? 1 : 2];
+}
+
+}  // namespace
+}  // namespace tensorjit::kernels

@@ -1,0 +1,95 @@
+// The GotoBLAS/BLIS loop nest around the micro-kernel, for one region of C computed by one task:
+//
+//   for jc in n step NC                       (5th loop: B block KC x NC lives in L3)
+//     for pc in k step KC                     (4th loop: the k blocks, in increasing order)
+//       pack B[pc:pc+KC, jc:jc+NC] into NR-wide panels
+//       for ic in m step MC                   (3rd loop: A block MC x KC lives in L2)
+//         pack A[ic:ic+MC, pc:pc+KC] into MR-high panels
+//         for jr in NC step NR                (2nd loop: one B micro-panel stays in L1)
+//           for ir in MC step MR              (1st loop: A micro-panels stream from L2)
+//             micro-kernel on the MR x NR tile (edge tiles through run_tile's temporary)
+//             after the last KC block: the epilogue on that tile
+//
+// k is never split: the first KC block starts every chain from +0, later blocks continue it from
+// the value the previous block stored, so each element is one FMA chain in increasing k.
+//
+// Internal linkage: instantiated per ISA unit with that unit's flags (see simd.hpp).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "edge_tile.hpp"
+#include "kernel_family.hpp"
+#include "packing.hpp"
+
+namespace tensorjit::kernels {
+namespace {
+
+template <class T>
+void zero_region_and_finish(const detail::RegionProblem<T>& problem) {
+  for (std::int64_t i = 0; i < problem.m; ++i)
+    std::fill_n(problem.c + i * problem.c_row_stride, problem.n, T(0));
+  if (problem.epilogue != nullptr)
+    problem.epilogue(problem.epilogue_context, problem.c, problem.c_row_stride, problem.row0, problem.col0,
+                     problem.m, problem.n, problem.batch);
+}
+
+// The 2nd and 1st loops over one packed A block and one packed B block.
+template <class T, class Kernel>
+void macro_kernel(const detail::RegionProblem<T>& problem, std::int64_t ic, std::int64_t jc, std::int64_t mc,
+                  std::int64_t nc, std::int64_t kc, const T* packed_a, const T* packed_b, bool accumulate,
+                  bool last_block) {
+  constexpr int MR = Kernel::mr;
+  constexpr int NR = Kernel::nr;
+  const std::int64_t ldc = problem.c_row_stride;
+  for (std::int64_t jr = 0; jr < nc; jr += NR) {
+    const int cols = static_cast<int>(std::min<std::int64_t>(NR, nc - jr));
+    const T* b_panel = packed_b + jr * kc;
+    for (std::int64_t ir = 0; ir < mc; ir += MR) {
+      const int rows = static_cast<int>(std::min<std::int64_t>(MR, mc - ir));
+      const std::int64_t row = ic + ir;
+      const std::int64_t col = jc + jr;
+      T* c_tile = problem.c + row * ldc + col;
+      run_tile<Kernel>(kc, packed_a + ir * kc, b_panel, c_tile, ldc, rows, cols, accumulate);
+      if (last_block && problem.epilogue != nullptr)
+        problem.epilogue(problem.epilogue_context, c_tile, ldc, problem.row0 + row, problem.col0 + col, rows, cols,
+                         problem.batch);
+    }
+  }
+}
+
+template <class T, class Kernel>
+void gemm_five_loops(const detail::RegionProblem<T>& problem) {
+  constexpr int MR = Kernel::mr;
+  constexpr int NR = Kernel::nr;
+  const std::int64_t m = problem.m, n = problem.n, k = problem.k;
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    zero_region_and_finish(problem);
+    return;
+  }
+  const detail::Blocking& blocking = problem.blocking;
+  T* packed_a = problem.workspace;
+  T* packed_b = problem.workspace + detail::packed_a_elements<T>(blocking, m, k);
+
+  for (std::int64_t jc = 0; jc < n; jc += blocking.nc) {
+    const std::int64_t nc = std::min(blocking.nc, n - jc);
+    for (std::int64_t pc = 0; pc < k; pc += blocking.kc) {
+      const std::int64_t kc = std::min(blocking.kc, k - pc);
+      const bool accumulate = pc > 0;
+      const bool last_block = pc + kc == k;
+      pack_block<NR>(nc, kc, problem.b + pc * problem.b_row_stride + jc * problem.b_col_stride,
+                     problem.b_col_stride, problem.b_row_stride, packed_b);
+      for (std::int64_t ic = 0; ic < m; ic += blocking.mc) {
+        const std::int64_t mc = std::min(blocking.mc, m - ic);
+        pack_block<MR>(mc, kc, problem.a + ic * problem.a_row_stride + pc * problem.a_col_stride,
+                       problem.a_row_stride, problem.a_col_stride, packed_a);
+        macro_kernel<T, Kernel>(problem, ic, jc, mc, nc, kc, packed_a, packed_b, accumulate, last_block);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tensorjit::kernels

@@ -1,0 +1,225 @@
+// The driver: checks arguments, picks the kernel family (CPUID and the requested vector width),
+// resolves the blocking, cuts the product into tasks (batches x row parts x column parts, never k)
+// and runs them on the caller's parallel-for with a packing workspace per task.
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <numeric>
+
+#include "kernel_family.hpp"
+#include "tensorjit/kernels/gemm.hpp"
+#include "validate.hpp"
+
+namespace tensorjit::kernels {
+namespace {
+
+using detail::Blocking;
+using detail::KernelFamily;
+using detail::RegionFunction;
+using detail::RegionProblem;
+
+InstructionSet resolve_instruction_set(InstructionSet requested) {
+  if (requested != InstructionSet::best) return requested;
+  if (cpu_supports(InstructionSet::avx512)) return InstructionSet::avx512;
+  if (cpu_supports(InstructionSet::avx2)) return InstructionSet::avx2;
+  return InstructionSet::portable;
+}
+
+const KernelFamily& select_family(const GemmOptions& options) {
+  const int bits = options.vector_bits == 0 ? native_vector_bits() : options.vector_bits;
+  switch (resolve_instruction_set(options.instruction_set)) {
+    case InstructionSet::avx512:
+      return detail::avx512_family(bits);
+    case InstructionSet::avx2:
+      return detail::avx2_family(bits);
+    default:
+      return detail::portable_family(bits);
+  }
+}
+
+Blocking resolve_blocking(Blocking table, const GemmOptions& options) {
+  if (options.mc > 0) table.mc = detail::round_up(options.mc, table.mr);
+  if (options.kc > 0) table.kc = options.kc;
+  if (options.nc > 0) table.nc = detail::round_up(options.nc, table.nr);
+  return table;
+}
+
+template <class T>
+const Blocking& table_blocking(const KernelFamily& family) {
+  if constexpr (sizeof(T) == 4) return family.float_blocking;
+  else return family.double_blocking;
+}
+
+template <class T>
+RegionFunction<T> packed_function(const KernelFamily& family) {
+  if constexpr (sizeof(T) == 4) return family.float_packed;
+  else return family.double_packed;
+}
+
+// A 64-byte aligned scratch buffer. Each thread keeps one between calls (page faults on a fresh
+// megabyte would cost as much as a small product), taken out of its slot while a task uses it so
+// that a nested call on the same thread gets its own.
+class Workspace {
+ public:
+  ~Workspace() { ::operator delete(data_, std::align_val_t{64}); }
+  void* reserve(std::size_t bytes) {
+    if (bytes > capacity_) {
+      ::operator delete(data_, std::align_val_t{64});
+      data_ = nullptr;
+      capacity_ = 0;
+      data_ = ::operator new(bytes, std::align_val_t{64});
+      capacity_ = bytes;
+    }
+    return data_;
+  }
+
+ private:
+  void* data_ = nullptr;
+  std::size_t capacity_ = 0;
+};
+
+thread_local std::unique_ptr<Workspace> cached_workspace;
+
+// How a product is cut: each batch into row_parts x col_parts rectangles, aligned to the tile.
+template <class T>
+struct Plan {
+  const GemmArgs<T>* args = nullptr;
+  Blocking blocking{};
+  RegionFunction<T> region_function = nullptr;
+  std::int64_t row_parts = 1, col_parts = 1;
+  std::int64_t row_chunk = 0, col_chunk = 0;
+};
+
+template <class T>
+void run_task(const Plan<T>& plan, std::int64_t index) {
+  const GemmArgs<T>& args = *plan.args;
+  const std::int64_t parts = plan.row_parts * plan.col_parts;
+  const std::int64_t batch = index / parts;
+  const std::int64_t part = index % parts;
+  const std::int64_t row0 = (part / plan.col_parts) * plan.row_chunk;
+  const std::int64_t col0 = (part % plan.col_parts) * plan.col_chunk;
+  if (row0 >= args.m || col0 >= args.n) return;
+
+  RegionProblem<T> region;
+  region.m = std::min(plan.row_chunk, args.m - row0);
+  region.n = std::min(plan.col_chunk, args.n - col0);
+  region.k = args.k;
+  region.a = args.a.data + batch * args.a.batch_stride + row0 * args.a.row_stride;
+  region.a_row_stride = args.a.row_stride;
+  region.a_col_stride = args.a.col_stride;
+  region.b = args.b.data + batch * args.b.batch_stride + col0 * args.b.col_stride;
+  region.b_row_stride = args.b.row_stride;
+  region.b_col_stride = args.b.col_stride;
+  region.c = args.c.data + batch * args.c.batch_stride + row0 * args.c.row_stride + col0;
+  region.c_row_stride = args.c.row_stride;
+  region.epilogue = args.epilogue;
+  region.epilogue_context = args.epilogue_context;
+  region.batch = batch;
+  region.row0 = row0;
+  region.col0 = col0;
+  region.blocking = plan.blocking;
+
+  std::unique_ptr<Workspace> workspace = std::move(cached_workspace);
+  if (!workspace) workspace = std::make_unique<Workspace>();
+  const std::int64_t elements = detail::workspace_elements<T>(plan.blocking, region.m, region.n, region.k);
+  region.workspace = static_cast<T*>(workspace->reserve(static_cast<std::size_t>(elements) * sizeof(T)));
+  plan.region_function(region);
+  cached_workspace = std::move(workspace);
+}
+
+// Parts per batch so that the task count is a multiple of the thread count, cut along rows or
+// columns to keep each task's packing small (A is packed once per column part, B once per row part).
+template <class T>
+void choose_parts(Plan<T>& plan, int threads) {
+  const GemmArgs<T>& args = *plan.args;
+  const std::int64_t row_tiles = (args.m + plan.blocking.mr - 1) / plan.blocking.mr;
+  const std::int64_t col_tiles = (args.n + plan.blocking.nr - 1) / plan.blocking.nr;
+  const std::int64_t wanted = threads / std::gcd<std::int64_t>(threads, args.batch);
+  double best_cost = 0;
+  for (std::int64_t row_parts = 1; row_parts <= wanted; ++row_parts) {
+    if (wanted % row_parts != 0) continue;
+    const std::int64_t col_parts = wanted / row_parts;
+    if (row_parts > row_tiles || col_parts > col_tiles) continue;
+    const double cost = static_cast<double>(args.m) / row_parts + static_cast<double>(args.n) / col_parts;
+    if (plan.row_parts * plan.col_parts == 1 || cost < best_cost) {
+      plan.row_parts = row_parts;
+      plan.col_parts = col_parts;
+      best_cost = cost;
+    }
+  }
+}
+
+// Below this many multiply-adds a product runs on the caller: handing tasks to a pool costs more.
+constexpr std::int64_t minimum_parallel_work = std::int64_t{1} << 18;
+
+template <class T>
+struct ParallelRun {
+  const Plan<T>* plan = nullptr;
+  std::atomic<bool> failed{false};
+  std::mutex mutex;
+  std::exception_ptr error;
+
+  static void task(void* context, std::int64_t index) {
+    auto* run = static_cast<ParallelRun*>(context);
+    if (run->failed.load(std::memory_order_relaxed)) return;
+    try {
+      run_task(*run->plan, index);
+    } catch (...) {
+      const std::lock_guard<std::mutex> lock(run->mutex);
+      if (!run->error) run->error = std::current_exception();
+      run->failed.store(true, std::memory_order_relaxed);
+    }
+  }
+};
+
+template <class T>
+void gemm_typed(const GemmArgs<T>& args, const GemmOptions& options) {
+  detail::validate_arguments(args, "gemm");
+  detail::validate_options(options, "gemm");
+  if (args.batch == 0 || args.m == 0 || args.n == 0) return;
+
+  const KernelFamily& family = select_family(options);
+  Plan<T> plan;
+  plan.args = &args;
+  plan.blocking = resolve_blocking(table_blocking<T>(family), options);
+  plan.region_function = packed_function<T>(family);
+
+  const ParallelFor& parallel_for = options.parallel_for;
+  const std::int64_t work = args.batch * args.m * args.n * std::max<std::int64_t>(args.k, 1);
+  const bool parallel = parallel_for.run != nullptr && parallel_for.threads > 1 && work >= minimum_parallel_work;
+  if (parallel) choose_parts(plan, parallel_for.threads);
+  plan.row_chunk = detail::round_up((args.m + plan.row_parts - 1) / plan.row_parts, plan.blocking.mr);
+  plan.col_chunk = detail::round_up((args.n + plan.col_parts - 1) / plan.col_parts, plan.blocking.nr);
+  const std::int64_t tasks = args.batch * plan.row_parts * plan.col_parts;
+
+  if (!parallel) {
+    for (std::int64_t index = 0; index < tasks; ++index) run_task(plan, index);
+    return;
+  }
+  ParallelRun<T> run;
+  run.plan = &plan;
+  parallel_for.run(parallel_for.context, tasks, &ParallelRun<T>::task, &run);
+  if (run.error) std::rethrow_exception(run.error);
+}
+
+template <class T>
+KernelInfo describe_kernel(const GemmOptions& options) {
+  detail::validate_options(options, "describe_kernel");
+  const KernelFamily& family = select_family(options);
+  const Blocking blocking = resolve_blocking(table_blocking<T>(family), options);
+  return KernelInfo{family.instruction_set, family.vector_bits, blocking.mr, blocking.nr,
+                    blocking.mc,            blocking.kc,         blocking.nc};
+}
+
+}  // namespace
+
+void gemm(const GemmArgs<float>& args, const GemmOptions& options) { gemm_typed(args, options); }
+void gemm(const GemmArgs<double>& args, const GemmOptions& options) { gemm_typed(args, options); }
+
+KernelInfo describe_float_kernel(const GemmOptions& options) { return describe_kernel<float>(options); }
+KernelInfo describe_double_kernel(const GemmOptions& options) { return describe_kernel<double>(options); }
+
+}  // namespace tensorjit::kernels

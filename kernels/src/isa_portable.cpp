@@ -1,0 +1,11 @@
+// The portable kernel family. This unit's compile flags (kernels/CMakeLists.txt) select the
+// instruction set; the code is the shared templates of family_builder.hpp.
+#include "family_builder.hpp"
+
+namespace tensorjit::kernels::detail {
+
+const KernelFamily& portable_family(int vector_bits) {
+  return family_for_width<portable_blocking>("portable", vector_bits);
+}
+
+}  // namespace tensorjit::kernels::detail

@@ -1,0 +1,71 @@
+// The interface between the driver (gemm.cpp, compiled with baseline flags) and the ISA units
+// (isa_portable.cpp, isa_avx2.cpp, isa_avx512.cpp, each compiled with its own flags). Only plain
+// data and function pointers cross it, so no ISA-specific code is inlined into the driver.
+#pragma once
+
+#include <cstdint>
+
+#include "tensorjit/kernels/gemm.hpp"
+
+namespace tensorjit::kernels::detail {
+
+struct Blocking {
+  int mr = 0, nr = 0;                  // micro-tile, fixed by the compiled micro-kernel
+  std::int64_t mc = 0, kc = 0, nc = 0;  // cache blocks: mc % mr == 0, nc % nr == 0
+};
+
+// One rectangular region of one batch of C, computed whole (all of k) by one task.
+template <class T>
+struct RegionProblem {
+  std::int64_t m = 0, n = 0, k = 0;
+  const T* a = nullptr;  // element (0, 0) of the region's rows of A
+  std::int64_t a_row_stride = 0, a_col_stride = 0;
+  const T* b = nullptr;  // element (0, 0) of the region's columns of B
+  std::int64_t b_row_stride = 0, b_col_stride = 0;
+  T* c = nullptr;  // element (0, 0) of the region
+  std::int64_t c_row_stride = 0;
+  Epilogue<T> epilogue = nullptr;
+  void* epilogue_context = nullptr;
+  std::int64_t batch = 0, row0 = 0, col0 = 0;  // where the region sits, for the epilogue
+  Blocking blocking{};
+  T* workspace = nullptr;  // workspace_elements(...) values, 64-byte aligned
+};
+
+template <class T>
+using RegionFunction = void (*)(const RegionProblem<T>&);
+
+// The kernels of one ISA at one vector width.
+struct KernelFamily {
+  const char* instruction_set = "";
+  int vector_bits = 0;
+  Blocking float_blocking{}, double_blocking{};
+  RegionFunction<float> float_packed = nullptr;
+  RegionFunction<double> double_packed = nullptr;
+  RegionFunction<float> float_small = nullptr;
+  RegionFunction<double> double_small = nullptr;
+};
+
+// vector_bits is 128, 256 or 512.
+const KernelFamily& portable_family(int vector_bits);
+const KernelFamily& avx2_family(int vector_bits);
+const KernelFamily& avx512_family(int vector_bits);
+
+// Packing space the five loops need for an m x n x k region with this blocking, in elements,
+// each packed block starting on a 64-byte boundary.
+inline std::int64_t round_up(std::int64_t value, std::int64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+template <class T>
+std::int64_t packed_a_elements(const Blocking& blocking, std::int64_t m, std::int64_t k) {
+  const std::int64_t rows = round_up(m < blocking.mc ? m : blocking.mc, blocking.mr);
+  const std::int64_t depth = k < blocking.kc ? k : blocking.kc;
+  return round_up(rows * depth, 64 / static_cast<std::int64_t>(sizeof(T)));
+}
+template <class T>
+std::int64_t workspace_elements(const Blocking& blocking, std::int64_t m, std::int64_t n, std::int64_t k) {
+  const std::int64_t columns = round_up(n < blocking.nc ? n : blocking.nc, blocking.nr);
+  const std::int64_t depth = k < blocking.kc ? k : blocking.kc;
+  return packed_a_elements<T>(blocking, m, k) + columns * depth;
+}
+
+}  // namespace tensorjit::kernels::detail

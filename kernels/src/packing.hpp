@@ -1,0 +1,76 @@
+// Packing: copies a block of A or B, read in place through its signed element strides, into the
+// contiguous zero-padded panels the micro-kernel streams (layout drawn in micro_kernel.hpp).
+//
+// Both operands pack the same way. A panel is W "lanes" (A: MR rows, B: NR columns) by `steps`
+// (k) and is stored step-major: panel[p*W + l] = source[l*lane_stride + p*step_stride], with
+// lanes width..W-1 zero. For A, lane_stride is A's row stride and step_stride its column stride;
+// for B, lane_stride is B's column stride and step_stride its row stride. Row-major, column-major,
+// transposed and sliced (negative) strides are all just strides here: nothing is copied first.
+//
+// Internal linkage: compiled per ISA unit with that unit's flags (see simd.hpp).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+namespace tensorjit::kernels {
+namespace {
+
+using UnitStride = std::integral_constant<std::int64_t, 1>;
+
+// One full or partial panel. LaneStride / StepStride are std::int64_t or UnitStride, so the
+// contiguous cases compile to straight copies the compiler vectorizes.
+template <int W, class T, class LaneStride, class StepStride>
+[[gnu::always_inline]] inline void pack_panel(std::int64_t steps, int width, const T* source, LaneStride lane_stride,
+                                              StepStride step_stride, T* panel) {
+  if (width == W) {
+    if constexpr (std::is_same_v<StepStride, UnitStride>) {
+      // Lanes are far apart, steps contiguous (e.g. A row-major): walk each lane's row, so every
+      // source line is read once, and scatter into the panel's column.
+#pragma GCC unroll 4
+      for (int lane = 0; lane < W; ++lane) {
+        const T* lane_source = source + lane * lane_stride;
+        for (std::int64_t p = 0; p < steps; ++p) panel[p * W + lane] = lane_source[p];
+      }
+    } else {
+      for (std::int64_t p = 0; p < steps; ++p) {
+        const T* step_source = source + p * step_stride;
+#pragma GCC unroll 64
+        for (int lane = 0; lane < W; ++lane) panel[p * W + lane] = step_source[lane * lane_stride];
+      }
+    }
+    return;
+  }
+  for (std::int64_t p = 0; p < steps; ++p) {
+    const T* step_source = source + p * step_stride;
+    for (int lane = 0; lane < width; ++lane) panel[p * W + lane] = step_source[lane * lane_stride];
+    for (int lane = width; lane < W; ++lane) panel[p * W + lane] = T(0);
+  }
+}
+
+template <int W, class T, class LaneStride, class StepStride>
+void pack_block_with(std::int64_t lanes, std::int64_t steps, const T* source, LaneStride lane_stride,
+                     StepStride step_stride, T* packed) {
+  for (std::int64_t first_lane = 0; first_lane < lanes; first_lane += W) {
+    const int width = static_cast<int>(std::min<std::int64_t>(W, lanes - first_lane));
+    pack_panel<W>(steps, width, source + first_lane * lane_stride, lane_stride, step_stride, packed);
+    packed += W * steps;
+  }
+}
+
+// Packs a lanes × steps block into ceil(lanes / W) panels of W × steps, one after the other.
+template <int W, class T>
+void pack_block(std::int64_t lanes, std::int64_t steps, const T* source, std::int64_t lane_stride,
+                std::int64_t step_stride, T* packed) {
+  if (lane_stride == 1) {
+    pack_block_with<W>(lanes, steps, source, UnitStride{}, step_stride, packed);
+  } else if (step_stride == 1) {
+    pack_block_with<W>(lanes, steps, source, lane_stride, UnitStride{}, packed);
+  } else {
+    pack_block_with<W>(lanes, steps, source, lane_stride, step_stride, packed);
+  }
+}
+
+}  // namespace
+}  // namespace tensorjit::kernels

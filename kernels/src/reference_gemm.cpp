@@ -1,0 +1,38 @@
+// The plain reference twin of gemm() (STYLE.md rule 11): for every element one std::fma chain over
+// k in increasing order from +0, the order gemm()'s contract promises, so tests compare bit for bit.
+#include <cmath>
+
+#include "tensorjit/kernels/gemm.hpp"
+#include "validate.hpp"
+
+namespace tensorjit::kernels {
+namespace {
+
+template <class T>
+void reference_gemm_typed(const GemmArgs<T>& args) {
+  detail::validate_arguments(args, "reference_gemm");
+  if (args.m == 0 || args.n == 0) return;
+  for (std::int64_t batch = 0; batch < args.batch; ++batch) {
+    const T* a = args.a.data + batch * args.a.batch_stride;
+    const T* b = args.b.data + batch * args.b.batch_stride;
+    T* c = args.c.data + batch * args.c.batch_stride;
+    for (std::int64_t i = 0; i < args.m; ++i) {
+      for (std::int64_t j = 0; j < args.n; ++j) {
+        T sum = T(0);
+        for (std::int64_t p = 0; p < args.k; ++p)
+          sum = std::fma(a[i * args.a.row_stride + p * args.a.col_stride],
+                         b[p * args.b.row_stride + j * args.b.col_stride], sum);
+        c[i * args.c.row_stride + j] = sum;
+      }
+    }
+    if (args.epilogue != nullptr)
+      args.epilogue(args.epilogue_context, c, args.c.row_stride, 0, 0, args.m, args.n, batch);
+  }
+}
+
+}  // namespace
+
+void reference_gemm(const GemmArgs<float>& args) { reference_gemm_typed(args); }
+void reference_gemm(const GemmArgs<double>& args) { reference_gemm_typed(args); }
+
+}  // namespace tensorjit::kernels

@@ -1,0 +1,57 @@
+#include "validate.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace tensorjit::kernels::detail {
+namespace {
+
+[[noreturn]] void fail(const char* function, const std::string& message) {
+  throw std::invalid_argument(std::string("tensorjit::kernels::") + function + ": " + message);
+}
+
+std::string shape_text(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) {
+  return "m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k) +
+         " batch=" + std::to_string(batch);
+}
+
+}  // namespace
+
+template <class T>
+void validate_arguments(const GemmArgs<T>& args, const char* function) {
+  const std::string shape = shape_text(args.m, args.n, args.k, args.batch);
+  if (args.m < 0 || args.n < 0 || args.k < 0 || args.batch < 0)
+    fail(function, "sizes must be non-negative (" + shape + ")");
+  if (args.batch == 0 || args.m == 0 || args.n == 0) return;
+  if (args.c.data == nullptr) fail(function, "C is null for a non-empty product (" + shape + ")");
+  if (args.k > 0 && (args.a.data == nullptr || args.b.data == nullptr))
+    fail(function, "A or B is null for a product with k > 0 (" + shape + ")");
+  if (args.m > 1 && args.c.row_stride < args.n)
+    fail(function, "C's row stride " + std::to_string(args.c.row_stride) +
+                       " is smaller than n (C is row-major with column stride 1; " + shape + ")");
+  if (args.c.row_stride < 0 || args.c.batch_stride < 0)
+    fail(function, "C's strides must be non-negative (row stride " + std::to_string(args.c.row_stride) +
+                       ", batch stride " + std::to_string(args.c.batch_stride) + ")");
+  const std::int64_t c_extent = (args.m - 1) * args.c.row_stride + args.n;
+  if (args.batch > 1 && args.c.batch_stride < c_extent)
+    fail(function, "C's batch stride " + std::to_string(args.c.batch_stride) + " makes batches overlap (each spans " +
+                       std::to_string(c_extent) + " elements; " + shape + ")");
+}
+
+template void validate_arguments(const GemmArgs<float>&, const char*);
+template void validate_arguments(const GemmArgs<double>&, const char*);
+
+void validate_options(const GemmOptions& options, const char* function) {
+  const int bits = options.vector_bits;
+  if (bits != 0 && bits != 128 && bits != 256 && bits != 512)
+    fail(function, "vector_bits must be 0 (native), 128, 256 or 512, not " + std::to_string(bits));
+  if (options.mc < 0 || options.kc < 0 || options.nc < 0)
+    fail(function, "blocking overrides must be non-negative (mc=" + std::to_string(options.mc) +
+                       " kc=" + std::to_string(options.kc) + " nc=" + std::to_string(options.nc) + ")");
+  if (options.parallel_for.threads < 0)
+    fail(function, "parallel_for.threads must be non-negative, not " + std::to_string(options.parallel_for.threads));
+  if (!cpu_supports(options.instruction_set))
+    fail(function, "this CPU does not support the requested instruction set");
+}
+
+}  // namespace tensorjit::kernels::detail

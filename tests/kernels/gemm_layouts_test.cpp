@@ -1,0 +1,67 @@
+// Every operand layout and stride sign, and batches (strided, broadcast, reversed), read in place.
+#include "gemm_test_support.hpp"
+
+namespace {
+
+using namespace gemm_test;
+
+TEST_CASE_TEMPLATE("every layout of A and B matches the reference at every width", T, float, double) {
+  for (Layout a_layout : all_layouts) {
+    for (Layout b_layout : all_layouts) {
+      for (int bits : all_widths) {
+        tk::GemmOptions options;
+        options.vector_bits = bits;
+        Problem p;
+        p.m = 23;
+        p.n = 41;
+        p.k = 19;
+        p.a_layout = a_layout;
+        p.b_layout = b_layout;
+        p.c_padding = 3;
+        CHECK(matches_reference<T>(p, options));
+        options.allow_small_path = false;
+        options.kc = 8;
+        CHECK(matches_reference<T>(p, options));
+        Problem skinny = p;
+        skinny.n = 3;
+        skinny.k = 50;
+        CHECK(matches_reference<T>(skinny, {}));
+        Problem thin = p;
+        thin.m = 2;
+        CHECK(matches_reference<T>(thin, {}));
+      }
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("batched products with strided, broadcast and reversed batches match the reference", T, float,
+                   double) {
+  int two_threads = 2;
+  for (int a_sign : {1, 0, -1}) {
+    for (int b_sign : {1, 0, -1}) {
+      for (Layout layout : {Layout::row_major, Layout::column_major, Layout::reversed_both}) {
+        Problem p;
+        p.m = 17;
+        p.n = 35;
+        p.k = 13;
+        p.batch = 3;
+        p.a_layout = layout;
+        p.b_layout = Layout::strided;
+        p.a_batch_sign = a_sign;
+        p.b_batch_sign = b_sign;
+        p.c_padding = 1;
+        CHECK(matches_reference<T>(p, {}));
+        tk::GemmOptions threaded;
+        threaded.parallel_for = parallel_for_with(two_threads);
+        p.m = 70;
+        p.k = 70;
+        CHECK(matches_reference<T>(p, threaded));
+      }
+    }
+  }
+  Problem empty_batch;
+  empty_batch.batch = 0;
+  CHECK(matches_reference<T>(empty_batch, {}));
+}
+
+}  // namespace

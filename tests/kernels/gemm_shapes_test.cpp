@@ -1,0 +1,124 @@
+// gemm() against reference_gemm(), bit for bit: sizes, every edge-tile remainder of every tile
+// shape, every ISA and width, block boundaries and thread counts.
+#include "gemm_test_support.hpp"
+
+namespace {
+
+using namespace gemm_test;
+
+template <class T>
+tk::KernelInfo describe_kernel(const tk::GemmOptions& options) {
+  if constexpr (sizeof(T) == 4) return tk::describe_float_kernel(options);
+  else return tk::describe_double_kernel(options);
+}
+
+TEST_CASE_TEMPLATE("gemm matches the reference on sizes 0, 1 and primes", T, float, double) {
+  const std::int64_t sizes[] = {0, 1, 2, 3, 5, 7, 13, 31, 37, 61};
+  for (std::int64_t m : sizes)
+    for (std::int64_t n : sizes)
+      for (std::int64_t k : {std::int64_t{0}, std::int64_t{1}, std::int64_t{17}}) {
+        Problem p;
+        p.m = m;
+        p.n = n;
+        p.k = k;
+        CHECK(matches_reference<T>(p, {}));
+      }
+  Problem prime;
+  prime.m = 101;
+  prime.n = 97;
+  prime.k = 89;
+  CHECK(matches_reference<T>(prime, {}));
+}
+
+TEST_CASE_TEMPLATE("every edge-tile remainder of every tile shape matches the reference", T, float, double) {
+  for (tk::InstructionSet set : supported_instruction_sets()) {
+    for (int bits : all_widths) {
+      tk::GemmOptions options;
+      options.instruction_set = set;
+      options.vector_bits = bits;
+      options.allow_small_path = false;
+      const tk::KernelInfo kernel = describe_kernel<T>(options);
+      CAPTURE(kernel.instruction_set);
+      CAPTURE(bits);
+      for (std::int64_t m = 1; m <= 2 * kernel.mr + 1; ++m) {
+        Problem p;
+        p.m = m;
+        p.n = kernel.nr + 1 + m % kernel.nr;
+        p.k = 1 + m % 4;
+        CHECK(matches_reference<T>(p, options));
+      }
+      for (std::int64_t n = 1; n <= 2 * kernel.nr + 1; ++n) {
+        Problem p;
+        p.m = kernel.mr + 1 + n % kernel.mr;
+        p.n = n;
+        p.k = 3;
+        CHECK(matches_reference<T>(p, options));
+      }
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("the native default blocking's MC, KC and NC boundaries match the reference", T, float, double) {
+  const tk::GemmOptions options;
+  const tk::KernelInfo kernel = describe_kernel<T>(options);
+  for (std::int64_t delta : {-1, 0, 1}) {
+    Problem rows;
+    rows.m = kernel.mc + delta;
+    rows.n = kernel.nr + 3;
+    rows.k = 9;
+    CHECK(matches_reference<T>(rows, options));
+    Problem depth;
+    depth.m = kernel.mr + 2;
+    depth.n = kernel.nr + 5;
+    depth.k = kernel.kc + delta;
+    CHECK(matches_reference<T>(depth, options));
+    Problem columns;
+    columns.m = 3;
+    columns.n = kernel.nc + delta;
+    columns.k = 4;
+    CHECK(matches_reference<T>(columns, options));
+  }
+}
+
+TEST_CASE_TEMPLATE("several blocks in every dimension match the reference at every width", T, float, double) {
+  for (tk::InstructionSet set : supported_instruction_sets()) {
+    for (int bits : all_widths) {
+      tk::GemmOptions options;
+      options.instruction_set = set;
+      options.vector_bits = bits;
+      const tk::KernelInfo table = describe_kernel<T>(options);
+      options.mc = 2 * table.mr;
+      options.kc = 7;
+      options.nc = 2 * table.nr;
+      for (std::int64_t delta : {-1, 0, 1}) {
+        Problem p;
+        p.m = 3 * options.mc + delta;
+        p.n = 2 * options.nc + delta;
+        p.k = 3 * options.kc + delta;
+        CHECK(matches_reference<T>(p, options));
+      }
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("one and two threads give the reference's bits at every width", T, float, double) {
+  const Problem shapes[] = {
+      {120, 130, 40, 1, Layout::row_major, Layout::row_major, 1, 1, 0},
+      {33, 700, 19, 1, Layout::column_major, Layout::row_major, 1, 1, 0},
+      {700, 9, 45, 1, Layout::row_major, Layout::column_major, 1, 1, 0},
+      {40, 50, 60, 3, Layout::row_major, Layout::row_major, 1, 0, 2},
+  };
+  for (int threads : {1, 2}) {
+    for (int bits : all_widths) {
+      tk::GemmOptions options;
+      options.vector_bits = bits;
+      options.parallel_for = parallel_for_with(threads);
+      for (const Problem& p : shapes) CHECK(matches_reference<T>(p, options));
+      options.mc = 3 * describe_kernel<T>(options).mr;
+      options.kc = 11;
+      for (const Problem& p : shapes) CHECK(matches_reference<T>(p, options));
+    }
+  }
+}
+
+}  // namespace
