@@ -39,7 +39,7 @@ constexpr detail::KernelFamily build_family(const char* instruction_set) {
 
 template <const auto& Table>
 const detail::KernelFamily& family_for_width(const char* instruction_set, int vector_bits) {
-  static constexpr detail::KernelFamily families[] = {
+  static const detail::KernelFamily families[] = {
       build_family<128, Table>(instruction_set),
       build_family<256, Table>(instruction_set),
       build_family<512, Table>(instruction_set),

@@ -40,7 +40,7 @@ template <class V>
 // Every lane = x, exactly (no arithmetic that could change the sign of a zero).
 template <class V, class T>
 [[gnu::always_inline]] inline V broadcast(T x) {
-  constexpr int bytes = sizeof(V);
+  [[maybe_unused]] constexpr int bytes = sizeof(V);
 #if defined(__AVX512F__)
   if constexpr (bytes == 64) {
     if constexpr (sizeof(T) == 4) return (V)_mm512_set1_ps(x);
@@ -66,7 +66,7 @@ template <class V, class T>
 // per-lane std::fma fallback gives the same bits (IEEE fusedMultiplyAdd), only slower.
 template <class T, class V>
 [[gnu::always_inline]] inline V fused_multiply_add(V a, V b, V c) {
-  constexpr int bytes = sizeof(V);
+  [[maybe_unused]] constexpr int bytes = sizeof(V);
 #if defined(__AVX512F__)
   if constexpr (bytes == 64) {
     if constexpr (sizeof(T) == 4) return (V)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);

@@ -1,0 +1,100 @@
+// The epilogue contract: called exactly once for every element of C (edge tiles and k == 0 too),
+// with final values, a pointer at (row0, col0) of its batch, and from several threads at once.
+#include <mutex>
+
+#include "gemm_test_support.hpp"
+
+namespace {
+
+using namespace gemm_test;
+
+template <class T>
+struct CountingEpilogue {
+  const T* c_base = nullptr;
+  std::int64_t m = 0, n = 0, ldc = 0, c_batch_stride = 0;
+  const std::vector<T>* expected = nullptr;
+  std::vector<std::atomic<int>> visits;
+  std::mutex mutex;
+  bool pointers_right = true;
+  bool values_final = true;
+
+  static void call(void* context, T* c, std::int64_t ldc, std::int64_t row0, std::int64_t col0, std::int64_t rows,
+                   std::int64_t cols, std::int64_t batch) {
+    auto* self = static_cast<CountingEpilogue*>(context);
+    const std::int64_t offset = batch * self->c_batch_stride + row0 * self->ldc + col0;
+    const bool pointer_right = c == self->c_base + offset && ldc == self->ldc && rows > 0 && cols > 0 &&
+                               row0 + rows <= self->m && col0 + cols <= self->n;
+    bool final = true;
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t j = 0; j < cols; ++j) {
+        self->visits[static_cast<std::size_t>(batch * self->m * self->n + (row0 + r) * self->n + col0 + j)]++;
+        final = final && std::memcmp(&c[r * ldc + j], &(*self->expected)[offset + r * ldc + j], sizeof(T)) == 0;
+      }
+    const std::lock_guard<std::mutex> lock(self->mutex);
+    self->pointers_right = self->pointers_right && pointer_right;
+    self->values_final = self->values_final && final;
+  }
+};
+
+template <class T>
+void check_epilogue(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch, const tk::GemmOptions& options) {
+  std::mt19937 random(7);
+  Operand<T> a = make_operand<T>(m, k, batch, Layout::row_major, 1, random);
+  Operand<T> b = make_operand<T>(k, n, batch, Layout::column_major, 0, random);
+  const std::int64_t ldc = n + 2;
+  const std::int64_t c_batch_stride = m * ldc;
+  std::vector<T> expected(static_cast<std::size_t>(c_batch_stride * batch), T(0));
+  std::vector<T> actual(expected);
+
+  tk::GemmArgs<T> args;
+  args.m = m;
+  args.n = n;
+  args.k = k;
+  args.batch = batch;
+  args.a = a.view;
+  args.b = b.view;
+  args.c = {expected.data(), ldc, c_batch_stride};
+  tk::reference_gemm(args);
+
+  CountingEpilogue<T> epilogue;
+  epilogue.c_base = actual.data();
+  epilogue.m = m;
+  epilogue.n = n;
+  epilogue.ldc = ldc;
+  epilogue.c_batch_stride = c_batch_stride;
+  epilogue.expected = &expected;
+  epilogue.visits = std::vector<std::atomic<int>>(static_cast<std::size_t>(batch * m * n));
+  args.c.data = actual.data();
+  args.epilogue = &CountingEpilogue<T>::call;
+  args.epilogue_context = &epilogue;
+  tk::gemm(args, options);
+
+  std::int64_t wrong = 0;
+  for (const std::atomic<int>& visits : epilogue.visits) wrong += visits.load() != 1;
+  CHECK(wrong == 0);
+  CHECK(epilogue.pointers_right);
+  CHECK(epilogue.values_final);
+}
+
+TEST_CASE_TEMPLATE("the epilogue sees every element exactly once, with its final value", T, float, double) {
+  int two_threads = 2;
+  for (int bits : all_widths) {
+    tk::GemmOptions options;
+    options.vector_bits = bits;
+    CAPTURE(bits);
+    check_epilogue<T>(1, 1, 1, 1, options);
+    check_epilogue<T>(29, 37, 0, 2, options);
+    check_epilogue<T>(31, 67, 23, 2, options);
+    check_epilogue<T>(5, 3, 40, 1, options);
+    options.kc = 10;
+    options.mc = 1;
+    options.nc = 1;
+    check_epilogue<T>(45, 70, 25, 1, options);
+    options.parallel_for = parallel_for_with(two_threads);
+    check_epilogue<T>(97, 83, 41, 3, options);
+    options.allow_small_path = false;
+    check_epilogue<T>(61, 5, 100, 2, options);
+  }
+}
+
+}  // namespace
