@@ -1,0 +1,15 @@
+// The machine's FMA peak, measured in the benchmark's own run (BENCHMARKS.md): a register-resident
+// loop of independent FMA chains at the widest width the CPU has, on `threads` threads.
+#pragma once
+
+namespace gemm_bench {
+
+struct FmaPeak {
+  double float_gflops = 0;
+  double double_gflops = 0;
+  const char* width = "";
+};
+
+FmaPeak measure_fma_peak(int threads);
+
+}  // namespace gemm_bench

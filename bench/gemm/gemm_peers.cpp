@@ -1,0 +1,262 @@
+// gemm_peers: tensorjit's packed GEMM against OpenBLAS, BLIS, oneDNN and Eigen on the W7 sizes
+// (BENCHMARKS.md), alternating libraries round by round, reporting median GFLOP/s, the share of
+// the FMA peak measured in the same run, and the ratio to the best peer, as a markdown table.
+//
+// Usage: gemm_peers [--threads N] [--rounds R] [--widths 512,256] [--sizes all|squares|...]
+//                   [--mc X --kc Y --nc Z] [--types f32,f64]
+// Run it as docs/gemm.md says: OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset, OPENBLAS_NUM_THREADS
+// and OMP_NUM_THREADS set to N, and pinned with taskset -c 0 for one thread.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench_thread_pool.hpp"
+#include "blas_peers.hpp"
+#include "fma_peak.hpp"
+#include "tensorjit/kernels/gemm.hpp"
+
+namespace {
+
+namespace tk = tensorjit::kernels;
+using namespace gemm_bench;
+
+struct Size {
+  std::int64_t m, k, n;  // written m×k×n: A is m×k, B is k×n
+};
+
+struct Settings {
+  int threads = 1;
+  int rounds = 7;
+  std::vector<int> widths{0};
+  std::vector<std::string> types{"f32", "f64"};
+  std::vector<Size> sizes{{64, 64, 64},     {256, 256, 256},   {512, 512, 512}, {1024, 1024, 1024},
+                          {2048, 2048, 2048}, {256, 784, 512}, {256, 512, 10}};
+  std::int64_t mc = 0, kc = 0, nc = 0;
+};
+
+std::vector<int> parse_int_list(const std::string& text) {
+  std::vector<int> values;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, ',')) values.push_back(std::stoi(item));
+  return values;
+}
+
+std::vector<Size> parse_sizes(const std::string& text) {
+  std::vector<Size> sizes;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, ',')) {
+    Size size{};
+    if (std::sscanf(item.c_str(), "%ldx%ldx%ld", &size.m, &size.k, &size.n) == 3) sizes.push_back(size);
+    else {
+      const std::int64_t square = std::stol(item);
+      sizes.push_back({square, square, square});
+    }
+  }
+  return sizes;
+}
+
+Settings parse_settings(int argc, char** argv) {
+  Settings settings;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i], value = argv[i + 1];
+    if (flag == "--threads") settings.threads = std::stoi(value);
+    else if (flag == "--rounds") settings.rounds = std::stoi(value);
+    else if (flag == "--widths") settings.widths = parse_int_list(value);
+    else if (flag == "--sizes") settings.sizes = parse_sizes(value);
+    else if (flag == "--mc") settings.mc = std::stol(value);
+    else if (flag == "--kc") settings.kc = std::stol(value);
+    else if (flag == "--nc") settings.nc = std::stol(value);
+    else if (flag == "--types") {
+      settings.types.clear();
+      std::stringstream stream(value);
+      std::string item;
+      while (std::getline(stream, item, ',')) settings.types.push_back(item);
+    } else {
+      std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
+      std::exit(2);
+    }
+  }
+  return settings;
+}
+
+// One contender: a name and a function computing C = A·B on the shared row-major buffers.
+template <class T>
+struct Contender {
+  std::string name;
+  std::function<void(const T*, const T*, T*)> run;
+  std::vector<double> gflops;
+};
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const std::size_t middle = values.size() / 2;
+  return values.size() % 2 == 1 ? values[middle] : 0.5 * (values[middle - 1] + values[middle]);
+}
+
+// Seconds per call: repeats the call until at least 20 ms passed.
+template <class T>
+double time_call(const Contender<T>& contender, const T* a, const T* b, T* c) {
+  int calls = 0;
+  const auto start = std::chrono::steady_clock::now();
+  double elapsed = 0;
+  do {
+    contender.run(a, b, c);
+    ++calls;
+    elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  } while (elapsed < 0.02);
+  return elapsed / calls;
+}
+
+template <class T>
+double max_relative_difference(const std::vector<T>& x, const std::vector<T>& y) {
+  double scale = 0, difference = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    scale = std::max(scale, std::abs(double(x[i])));
+    difference = std::max(difference, std::abs(double(x[i]) - double(y[i])));
+  }
+  return scale > 0 ? difference / scale : difference;
+}
+
+std::string format_gflops(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", value);
+  return text;
+}
+
+template <class T>
+void benchmark_size(const Settings& settings, const Size& size, std::vector<Peer>& peers, BenchThreadPool& pool,
+                    double peak_gflops, const char* type_name) {
+  const std::int64_t m = size.m, n = size.n, k = size.k;
+  std::mt19937 random(42);
+  std::uniform_real_distribution<T> values(T(-1), T(1));
+  std::vector<T> a(m * k), b(k * n), c(m * n), check(m * n);
+  for (T& v : a) v = values(random);
+  for (T& v : b) v = values(random);
+
+  std::vector<Contender<T>> contenders;
+  for (int width : settings.widths) {
+    tk::GemmOptions options;
+    options.vector_bits = width;
+    options.mc = settings.mc;
+    options.kc = settings.kc;
+    options.nc = settings.nc;
+    if (settings.threads > 1) options.parallel_for = pool.parallel_for();
+    const tk::KernelInfo info = sizeof(T) == 4 ? tk::describe_float_kernel(options) : tk::describe_double_kernel(options);
+    std::string name = "tensorjit " + std::to_string(info.vector_bits) + " (" + std::to_string(info.mr) + "x" +
+                       std::to_string(info.nr) + ")";
+    contenders.push_back({name, [=](const T* a_data, const T* b_data, T* c_data) {
+                            tk::GemmArgs<T> args;
+                            args.m = m;
+                            args.n = n;
+                            args.k = k;
+                            args.a = {a_data, k, 1, 0};
+                            args.b = {b_data, n, 1, 0};
+                            args.c = {c_data, n, 0};
+                            tk::gemm(args, options);
+                          }, {}});
+  }
+  const std::size_t first_peer = contenders.size();
+  for (Peer& peer : peers) {
+    const auto function = sizeof(T) == 4 ? reinterpret_cast<RowMajorGemm<T>>(peer.sgemm)
+                                         : reinterpret_cast<RowMajorGemm<T>>(peer.dgemm);
+    if (!peer.present || function == nullptr) continue;
+    const Peer* peer_address = &peer;
+    contenders.push_back({peer.name, [=](const T* a_data, const T* b_data, T* c_data) {
+                            function(peer_address, m, n, k, a_data, b_data, c_data);
+                          }, {}});
+  }
+
+  // Warm up and check every contender against the first.
+  contenders[0].run(a.data(), b.data(), check.data());
+  for (Contender<T>& contender : contenders) {
+    std::fill(c.begin(), c.end(), T(0));
+    contender.run(a.data(), b.data(), c.data());
+    const double difference = max_relative_difference(check, c);
+    if (difference > (sizeof(T) == 4 ? 1e-4 : 1e-12))
+      std::fprintf(stderr, "warning: %s differs from tensorjit by %g (relative)\n", contender.name.c_str(), difference);
+  }
+  const double flops = 2.0 * double(m) * double(n) * double(k);
+  for (int round = 0; round < settings.rounds; ++round) {
+    for (Contender<T>& contender : contenders) {
+      // Let another library's spinning worker threads go to sleep before timing this one.
+      if (settings.threads > 1) std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      contender.gflops.push_back(flops / time_call(contender, a.data(), b.data(), c.data()) * 1e-9);
+    }
+  }
+
+  double best_peer = 0;
+  for (std::size_t i = first_peer; i < contenders.size(); ++i) best_peer = std::max(best_peer, median(contenders[i].gflops));
+  std::string row = "| " + std::to_string(m) + "×" + std::to_string(k) + "×" + std::to_string(n) + " | " + type_name +
+                    " |";
+  for (std::size_t i = 0; i < first_peer; ++i) {
+    const double g = median(contenders[i].gflops);
+    row += " " + format_gflops(g) + " (" + format_gflops(100 * g / peak_gflops) + "%) |";
+  }
+  for (const Peer& peer : peers) {
+    bool found = false;
+    for (std::size_t i = first_peer; i < contenders.size(); ++i)
+      if (contenders[i].name == peer.name) {
+        row += " " + format_gflops(median(contenders[i].gflops)) + " |";
+        found = true;
+      }
+    if (!found) row += " absent |";
+  }
+  const double ours = median(contenders[0].gflops);
+  row += " " + (best_peer > 0 ? format_gflops(ours / best_peer) : std::string("-")) + " |";
+  std::printf("%s\n", row.c_str());
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Settings settings = parse_settings(argc, argv);
+  std::vector<Peer> peers{open_openblas(), open_blis(), open_onednn(), open_eigen()};
+  for (Peer& peer : peers)
+    if (peer.present && peer.set_threads != nullptr) peer.set_threads(peer, settings.threads);
+  BenchThreadPool pool(settings.threads);
+  const FmaPeak peak = measure_fma_peak(settings.threads);
+
+  std::printf("GEMM, %d thread(s), %d rounds alternating, median GFLOP/s (tensorjit also as %% of FMA peak)\n\n",
+              settings.threads, settings.rounds);
+  std::printf("- FMA peak (%s, %d thread(s)): f32 %.1f GFLOP/s, f64 %.1f GFLOP/s\n", peak.width, settings.threads,
+              peak.float_gflops, peak.double_gflops);
+  for (const Peer& peer : peers) std::printf("- %s: %s\n", peer.name.c_str(), peer.present ? peer.detail.c_str() : peer.detail.c_str());
+  const char* coretype = std::getenv("OPENBLAS_CORETYPE");
+  const char* l2 = std::getenv("OPENBLAS_L2_SIZE");
+  std::printf("- OPENBLAS_CORETYPE=%s OPENBLAS_L2_SIZE=%s\n\n", coretype ? coretype : "(unset)", l2 ? l2 : "(unset)");
+
+  std::string header = "| m×k×n | type |", rule = "|---|---|";
+  for (int width : settings.widths) {
+    tk::GemmOptions options;
+    options.vector_bits = width;
+    header += " tensorjit " + std::to_string(tk::describe_float_kernel(options).vector_bits) + " |";
+    rule += "---|";
+  }
+  for (const Peer& peer : peers) {
+    header += " " + peer.name + " |";
+    rule += "---|";
+  }
+  header += " tensorjit / best peer |";
+  rule += "---|";
+  std::printf("%s\n%s\n", header.c_str(), rule.c_str());
+  for (const std::string& type : settings.types)
+    for (const Size& size : settings.sizes) {
+      if (type == "f32") benchmark_size<float>(settings, size, peers, pool, peak.float_gflops, "f32");
+      else benchmark_size<double>(settings, size, peers, pool, peak.double_gflops, "f64");
+    }
+  return 0;
+}
