@@ -75,7 +75,7 @@ class Parser {
  private:
   // ---- errors ----
 
-  [[noreturn]] void fail_at(std::size_t position, std::string_view message) const {
+  [[noreturn]] void fail_with_message_at(std::size_t position, std::string_view message) const {
     position = std::min(position, text_.size());
     std::size_t line = 1;
     std::size_t line_start = 0;
@@ -85,8 +85,13 @@ class Parser {
         line_start = i + 1;
       }
     }
-    TJ_FAIL() << fmt::format("text IR, line {}, column {}: {}, found {}", line,
-                             position - line_start + 1, message, describe(position));
+    TJ_FAIL() << fmt::format("text IR, line {}, column {}: {}", line, position - line_start + 1,
+                             message);
+  }
+
+  // "expected X" followed by what the text holds there.
+  [[noreturn]] void fail_at(std::size_t position, std::string_view expected) const {
+    fail_with_message_at(position, fmt::format("{}, found {}", expected, describe(position)));
   }
 
   // What the text holds at `position`, quoted, non-printable bytes escaped, at most 24 bytes.
@@ -127,15 +132,10 @@ class Parser {
   // Blank lines and comment lines, up to the first character of the next line with content.
   void skip_blank_lines() {
     for (;;) {
-      std::size_t line_start = pos_;
       skip_spaces();
       skip_comment();
-      if (peek() == '\n') {
-        ++pos_;
-        continue;
-      }
-      if (!at_end()) pos_ = line_start, skip_spaces();
-      return;
+      if (peek() != '\n') return;  // at the end of the file or at the line's first content
+      ++pos_;
     }
   }
 
@@ -374,6 +374,7 @@ class Parser {
       }
       return attribute.list;
     }
+    std::size_t position(std::string_view key) { return find(key).value_position; }
     std::vector<int> small_list(std::string_view key) {
       std::vector<int> values;
       for (auto value : list(key)) {
@@ -469,7 +470,7 @@ class Parser {
       case OpCategory::source:
         if (op == Op::input) {
           InputAttr input{nullptr, dtype, Layout{shape, {}, 0}, next_input_id()};
-          auto strides_position = pos_;
+          auto strides_position = reader.position("strides");
           input.layout.strides = reader.list("strides");
           input.layout.offset = reader.integer<std::int64_t>("offset");
           if (input.layout.strides.size() != shape.size()) {
@@ -536,21 +537,21 @@ class Parser {
     AttributeReader reader(*this, std::move(attributes), *op, pos_);
     Attrs attrs = read_node_attributes(*op, dtype, shape, reader, type_position);
     reader.finish();
-    std::size_t line_end = pos_;
     expect_end_of_line();
 
     NodePtr node;
     try {
       node = Node::make(*op, std::move(operands), std::move(attrs));
     } catch (const Error& error) {
-      fail_at(op_position, fmt::format("expected a valid node: {}", error.what()));
+      fail_with_message_at(op_position, fmt::format("this node is not valid: {}", error.what()));
     }
     if (node->dtype() != dtype || node->shape() != shape) {
-      fail_at(type_position,
-              fmt::format("expected the type {} infers, {}{}", op_name(*op), dtype_name(node->dtype()),
-                          fmt::format("[{}]", fmt::join(node->shape(), ", "))));
+      fail_with_message_at(
+          type_position,
+          fmt::format("the line says {}[{}] but {} gives {}[{}]: write the type the op gives",
+                      dtype_name(dtype), fmt::join(shape, ", "), op_name(*op),
+                      dtype_name(node->dtype()), fmt::join(node->shape(), ", ")));
     }
-    (void)line_end;
     defined_.emplace(number, std::move(node));
   }
 
