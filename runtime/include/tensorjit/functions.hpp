@@ -1,0 +1,158 @@
+// Creation functions, elementwise math, operators, matmul and the composite layers.
+// Names and semantics follow numpy and PyTorch where the two agree (DESIGN.md, "The API surface").
+#pragma once
+
+#include <functional>
+
+#include <tensorjit/tensor.hpp>
+
+namespace tensorjit {
+
+// ---- creation ----
+
+// `shape` filled with `values` in row-major order; the counts must agree.
+template <typename T> Tensor tensor(const Shape& shape, const std::vector<T>& values);
+template <typename T> Tensor tensor(const Shape& shape, std::initializer_list<T> values) {
+  return tensor<T>(shape, std::vector<T>(values));
+}
+// Nested lists, rank 1 to 4; ragged lists throw.
+template <typename T> Tensor tensor(std::initializer_list<T> values) {
+  return tensor<T>(Shape{static_cast<std::int64_t>(values.size())}, std::vector<T>(values));
+}
+template <typename T> Tensor tensor(std::initializer_list<std::initializer_list<T>> rows);
+template <typename T>
+Tensor tensor(std::initializer_list<std::initializer_list<std::initializer_list<T>>> planes);
+template <typename T>
+Tensor tensor(
+    std::initializer_list<std::initializer_list<std::initializer_list<std::initializer_list<T>>>> cubes);
+
+Tensor zeros(const Shape& shape, DType dtype = f32);
+Tensor ones(const Shape& shape, DType dtype = f32);
+Tensor full(const Shape& shape, double value, DType dtype);
+template <ScalarType T> Tensor full(const Shape& shape, T value) {
+  return full(shape, static_cast<double>(value), dtype_of<T>());
+}
+Tensor zeros_like(const Tensor& like);
+Tensor ones_like(const Tensor& like);
+// [start, stop) in steps of `step` (nonzero); the count is ceil((stop - start) / step).
+Tensor arange(double start, double stop, double step = 1, DType dtype = f32);
+Tensor arange(std::int64_t stop, DType dtype = i64);
+// `num` values from start to stop inclusive (numpy's linspace with endpoint=True).
+Tensor linspace(double start, double stop, std::int64_t num, DType dtype = f32);
+// A rank-0 tensor.
+template <ScalarType T> Tensor scalar(T value) { return full(Shape{}, value); }
+// External memory, not copied: `strides` in elements (empty: row-major), `owner` runs when no
+// tensor or node uses the memory any more (KFR's finalizer). Every element the strides reach must
+// lie inside the memory the caller owns; `data` must be aligned for the dtype.
+Tensor from_blob(void* data, const Shape& shape, const std::vector<std::int64_t>& strides, DType dtype,
+                 std::function<void()> owner = {});
+
+// ---- evaluation ----
+// Materialises several tensors in one schedule: a value they share is computed once.
+void eval(const std::vector<Tensor>& tensors);
+
+// ---- inspection ----
+// The graph an eval of these tensors would run, in the text IR (.tjir) that tensorjit-dump reads.
+// Values already evaluated appear as inputs.
+std::string graph_text(const std::vector<Tensor>& tensors);
+
+// ---- elementwise: numpy broadcasting and PyTorch type promotion ----
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);  // true division: integers give f32
+Tensor operator-(const Tensor& a);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
+Tensor operator&(const Tensor& a, const Tensor& b);  // logical for bool, bitwise for integers
+Tensor operator|(const Tensor& a, const Tensor& b);
+Tensor operator^(const Tensor& a, const Tensor& b);
+Tensor operator~(const Tensor& a);  // logical_not for bool, bitwise not for integers
+Tensor operator<<(const Tensor& a, const Tensor& b);
+Tensor operator>>(const Tensor& a, const Tensor& b);
+
+Tensor floor_divide(const Tensor& a, const Tensor& b);  // integers only: numpy //, x // 0 == 0
+Tensor remainder(const Tensor& a, const Tensor& b);     // numpy %: the divisor's sign
+Tensor maximum(const Tensor& a, const Tensor& b);       // NaN propagates
+Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
+Tensor clamp(const Tensor& x, const Tensor& lo, const Tensor& hi);
+Tensor logical_not(const Tensor& x);
+Tensor logical_and(const Tensor& a, const Tensor& b);
+Tensor logical_or(const Tensor& a, const Tensor& b);
+
+// A C++ scalar next to a tensor is weakly typed (see ScalarType).
+Tensor weak_scalar(const Tensor& like, double value);
+Tensor weak_scalar(const Tensor& like, std::int64_t value);
+Tensor weak_scalar(const Tensor& like, bool value);
+template <ScalarType S> Tensor as_operand(const Tensor& like, S value) {
+  if constexpr (std::is_same_v<S, bool>) return weak_scalar(like, value);
+  else if constexpr (std::is_integral_v<S>) return weak_scalar(like, static_cast<std::int64_t>(value));
+  else return weak_scalar(like, static_cast<double>(value));
+}
+
+#define TENSORJIT_SCALAR_OPERATOR(op)                                                         \
+  template <ScalarType S> Tensor operator op(const Tensor& a, S s) { return a op as_operand(a, s); } \
+  template <ScalarType S> Tensor operator op(S s, const Tensor& a) { return as_operand(a, s) op a; }
+TENSORJIT_SCALAR_OPERATOR(+)
+TENSORJIT_SCALAR_OPERATOR(-)
+TENSORJIT_SCALAR_OPERATOR(*)
+TENSORJIT_SCALAR_OPERATOR(/)
+TENSORJIT_SCALAR_OPERATOR(<)
+TENSORJIT_SCALAR_OPERATOR(<=)
+TENSORJIT_SCALAR_OPERATOR(>)
+TENSORJIT_SCALAR_OPERATOR(>=)
+TENSORJIT_SCALAR_OPERATOR(==)
+TENSORJIT_SCALAR_OPERATOR(!=)
+#undef TENSORJIT_SCALAR_OPERATOR
+
+template <ScalarType S> Tensor maximum(const Tensor& a, S s) { return maximum(a, as_operand(a, s)); }
+template <ScalarType S> Tensor minimum(const Tensor& a, S s) { return minimum(a, as_operand(a, s)); }
+template <ScalarType S> Tensor pow(const Tensor& a, S s) { return pow(a, as_operand(a, s)); }
+template <ScalarType S> Tensor where(const Tensor& c, const Tensor& a, S s) { return where(c, a, as_operand(a, s)); }
+template <ScalarType S> Tensor where(const Tensor& c, S s, const Tensor& b) { return where(c, as_operand(b, s), b); }
+template <ScalarType S> Tensor clamp(const Tensor& x, S lo, S hi) {
+  return clamp(x, as_operand(x, lo), as_operand(x, hi));
+}
+
+// Unary math. Integer and bool inputs of the floating functions are promoted to f32 (PyTorch).
+Tensor abs(const Tensor& x);
+Tensor sign(const Tensor& x);
+Tensor square(const Tensor& x);
+Tensor sqrt(const Tensor& x);
+Tensor rsqrt(const Tensor& x);
+Tensor reciprocal(const Tensor& x);
+Tensor exp(const Tensor& x);
+Tensor exp2(const Tensor& x);
+Tensor expm1(const Tensor& x);
+Tensor log(const Tensor& x);
+Tensor log2(const Tensor& x);
+Tensor log1p(const Tensor& x);
+Tensor sin(const Tensor& x);
+Tensor cos(const Tensor& x);
+Tensor tanh(const Tensor& x);
+Tensor sigmoid(const Tensor& x);
+Tensor erf(const Tensor& x);
+Tensor relu(const Tensor& x);
+Tensor gelu(const Tensor& x);
+Tensor gelu_tanh(const Tensor& x);
+Tensor silu(const Tensor& x);
+Tensor softplus(const Tensor& x);
+
+// ---- products and layers ----
+// numpy's matmul: 1-D operands are promoted and the added axis removed; batch axes broadcast.
+Tensor matmul(const Tensor& a, const Tensor& b);
+// Built from primitives (max, sub, exp, sum, div, ...), so that the fusion pass sees the same
+// pattern as in a user's own code.
+Tensor softmax(const Tensor& x, std::int64_t axis = -1);
+Tensor log_softmax(const Tensor& x, std::int64_t axis = -1);
+// Over the last axis; gamma and beta have the last axis's extent. Centred two-pass variance.
+Tensor layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps = 1e-5);
+Tensor rmsnorm(const Tensor& x, const Tensor& gamma, double eps = 1e-6);
+
+}  // namespace tensorjit

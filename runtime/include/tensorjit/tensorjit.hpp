@@ -1,0 +1,7 @@
+// The one header a user includes.
+#pragma once
+
+#include <tensorjit/dtype.hpp>
+#include <tensorjit/error.hpp>
+#include <tensorjit/functions.hpp>
+#include <tensorjit/tensor.hpp>

@@ -1,0 +1,168 @@
+// Creation functions: each makes one source node (an input over a new buffer, a constant or an
+// iota), so creating a large constant tensor allocates nothing until it is used.
+#include <tensorjit/functions.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <tensorjit/ir/check.hpp>
+
+#include "runtime/src/tensor_impl.hpp"
+
+namespace tensorjit {
+
+using detail::node_of;
+using detail::wrap;
+
+namespace {
+
+void check_shape(std::string_view op, const Shape& shape) {
+  TJ_CHECK(shape.size() <= static_cast<std::size_t>(ir::kMaxRank))
+      << op << ": shape " << ir::shape_str(shape) << " has rank " << shape.size()
+      << ", more than the maximum of " << ir::kMaxRank;
+  ir::checked_numel(shape, op);
+}
+
+template <typename T> Tensor from_values(const Shape& shape, const T* values, std::size_t count) {
+  check_shape("tensor", shape);
+  const std::int64_t numel = ir::checked_numel(shape, "tensor");
+  TJ_CHECK(static_cast<std::int64_t>(count) == numel)
+      << "tensor: shape " << ir::shape_str(shape) << " holds " << numel << " elements but "
+      << count << " values were given";
+  constexpr DType dtype = dtype_of<T>();
+  auto buffer = ir::Buffer::allocate(count * sizeof(T));
+  if (count) std::memcpy(buffer->data(), values, count * sizeof(T));
+  return wrap(ir::make_input(std::move(buffer), dtype, ir::Layout::contiguous(shape)));
+}
+
+// Flattens nested initializer lists, checking that every level is rectangular.
+template <typename T> void flatten(std::initializer_list<T> list, Shape& shape, std::size_t depth,
+                                   std::vector<T>& out) {
+  if (shape.size() <= depth) shape.push_back(static_cast<std::int64_t>(list.size()));
+  TJ_CHECK(shape[depth] == static_cast<std::int64_t>(list.size()))
+      << "tensor: ragged nested list: a row of " << list.size() << " values at depth " << depth
+      << " where " << shape[depth] << " were expected";
+  out.insert(out.end(), list.begin(), list.end());
+}
+template <typename T> void flatten(std::initializer_list<std::initializer_list<T>> list, Shape& shape,
+                                   std::size_t depth, std::vector<T>& out) {
+  if (shape.size() <= depth) shape.push_back(static_cast<std::int64_t>(list.size()));
+  TJ_CHECK(shape[depth] == static_cast<std::int64_t>(list.size()))
+      << "tensor: ragged nested list: " << list.size() << " entries at depth " << depth << " where "
+      << shape[depth] << " were expected";
+  for (const auto& inner : list) flatten(inner, shape, depth + 1, out);
+}
+
+}  // namespace
+
+template <typename T> Tensor tensor(const Shape& shape, const std::vector<T>& values) {
+  if constexpr (std::is_same_v<T, bool>) {
+    std::vector<unsigned char> bytes(values.begin(), values.end());
+    check_shape("tensor", shape);
+    TJ_CHECK(static_cast<std::int64_t>(values.size()) == ir::checked_numel(shape, "tensor"))
+        << "tensor: shape " << ir::shape_str(shape) << " holds " << ir::checked_numel(shape, "tensor")
+        << " elements but " << values.size() << " values were given";
+    auto buffer = ir::Buffer::allocate(bytes.size());
+    if (!bytes.empty()) std::memcpy(buffer->data(), bytes.data(), bytes.size());
+    return wrap(ir::make_input(std::move(buffer), boolean, ir::Layout::contiguous(shape)));
+  } else {
+    return from_values(shape, values.data(), values.size());
+  }
+}
+
+template <typename T> Tensor tensor(std::initializer_list<std::initializer_list<T>> rows) {
+  Shape shape;
+  std::vector<T> values;
+  flatten(rows, shape, 0, values);
+  if (shape.size() < 2) shape.push_back(0);  // an empty outer list: shape [0, 0]
+  return tensor<T>(shape, values);
+}
+template <typename T>
+Tensor tensor(std::initializer_list<std::initializer_list<std::initializer_list<T>>> planes) {
+  Shape shape;
+  std::vector<T> values;
+  for (const auto& plane : planes) {
+    if (shape.empty()) shape.push_back(static_cast<std::int64_t>(planes.size()));
+    flatten(plane, shape, 1, values);
+  }
+  if (shape.empty()) shape = {0, 0, 0};
+  while (shape.size() < 3) shape.push_back(0);
+  return tensor<T>(shape, values);
+}
+template <typename T>
+Tensor tensor(
+    std::initializer_list<std::initializer_list<std::initializer_list<std::initializer_list<T>>>> cubes) {
+  Shape shape{static_cast<std::int64_t>(cubes.size())};
+  std::vector<T> values;
+  for (const auto& cube : cubes)
+    for (const auto& plane : cube) {
+      if (shape.size() < 2) shape.push_back(static_cast<std::int64_t>(cube.size()));
+      TJ_CHECK(shape[1] == static_cast<std::int64_t>(cube.size()))
+          << "tensor: ragged nested list: " << cube.size() << " entries at depth 1 where " << shape[1]
+          << " were expected";
+      flatten(plane, shape, 2, values);
+    }
+  while (shape.size() < 4) shape.push_back(0);
+  return tensor<T>(shape, values);
+}
+
+#define TENSORJIT_INSTANTIATE_TENSOR(T)                                                       \
+  template Tensor tensor<T>(const Shape&, const std::vector<T>&);                             \
+  template Tensor tensor<T>(std::initializer_list<std::initializer_list<T>>);                 \
+  template Tensor tensor<T>(std::initializer_list<std::initializer_list<std::initializer_list<T>>>); \
+  template Tensor tensor<T>(std::initializer_list<                                            \
+                            std::initializer_list<std::initializer_list<std::initializer_list<T>>>>);
+TENSORJIT_INSTANTIATE_TENSOR(float)
+TENSORJIT_INSTANTIATE_TENSOR(double)
+TENSORJIT_INSTANTIATE_TENSOR(std::int32_t)
+TENSORJIT_INSTANTIATE_TENSOR(std::int64_t)
+TENSORJIT_INSTANTIATE_TENSOR(bool)
+#undef TENSORJIT_INSTANTIATE_TENSOR
+
+Tensor full(const Shape& shape, double value, DType dtype) {
+  check_shape("full", shape);
+  return wrap(ir::make_constant(dtype, shape, ir::Scalar::of(dtype, value)));
+}
+Tensor zeros(const Shape& shape, DType dtype) { return full(shape, 0.0, dtype); }
+Tensor ones(const Shape& shape, DType dtype) { return full(shape, 1.0, dtype); }
+Tensor zeros_like(const Tensor& like) { return zeros(like.shape(), like.dtype()); }
+Tensor ones_like(const Tensor& like) { return ones(like.shape(), like.dtype()); }
+
+Tensor arange(double start, double stop, double step, DType dtype) {
+  TJ_CHECK(step != 0) << "arange: step must not be zero";
+  TJ_CHECK(std::isfinite(start) && std::isfinite(stop) && std::isfinite(step))
+      << "arange: start " << start << ", stop " << stop << " and step " << step << " must be finite";
+  const double count = std::ceil((stop - start) / step);
+  TJ_CHECK(count < 9.0e18) << "arange: " << count << " elements are too many";
+  const auto n = static_cast<std::int64_t>(count > 0 ? count : 0);
+  return wrap(ir::Node::make(ir::Op::iota, {}, ir::IotaAttr{dtype, n, start, step}));
+}
+Tensor arange(std::int64_t stop, DType dtype) { return arange(0.0, static_cast<double>(stop), 1.0, dtype); }
+
+Tensor linspace(double start, double stop, std::int64_t num, DType dtype) {
+  TJ_CHECK(num >= 0) << "linspace: num must be non-negative, got " << num;
+  const double step = num > 1 ? (stop - start) / static_cast<double>(num - 1) : 0.0;
+  return wrap(ir::Node::make(ir::Op::iota, {}, ir::IotaAttr{dtype, num, start, step}));
+}
+
+Tensor from_blob(void* data, const Shape& shape, const std::vector<std::int64_t>& strides, DType dtype,
+                 std::function<void()> owner) {
+  check_shape("from_blob", shape);
+  TJ_CHECK(data != nullptr || ir::checked_numel(shape, "from_blob") == 0)
+      << "from_blob: data is null for a non-empty " << dtype_name(dtype) << ir::shape_str(shape);
+  TJ_CHECK(reinterpret_cast<std::uintptr_t>(data) % itemsize(dtype) == 0)
+      << "from_blob: data is not aligned for " << dtype_name(dtype);
+  ir::Layout layout = strides.empty() ? ir::Layout::contiguous(shape)
+                                      : ir::Layout{shape, strides, 0};
+  TJ_CHECK(layout.strides.size() == shape.size())
+      << "from_blob: " << strides.size() << " strides for the rank-" << shape.size() << " shape "
+      << ir::shape_str(shape);
+  // The buffer spans what the strides reach: [low, high) relative to `data`. A negative stride
+  // reaches below `data`, so the buffer starts there and the layout's offset points back at it.
+  auto [low, high] = layout.extent();
+  char* base = static_cast<char*>(data) + low * static_cast<std::int64_t>(itemsize(dtype));
+  layout.offset = -low;
+  auto buffer = ir::Buffer::wrap(base, static_cast<std::size_t>(high - low) * itemsize(dtype), std::move(owner));
+  return wrap(ir::make_input(std::move(buffer), dtype, std::move(layout)));
+}
+
+}  // namespace tensorjit

@@ -1,0 +1,194 @@
+// Elementwise operators and functions: numpy broadcasting and PyTorch promotion, made explicit as
+// expand and cast nodes, so that the IR's elementwise ops see one shape and one dtype.
+#include <tensorjit/functions.hpp>
+
+#include <tensorjit/ir/check.hpp>
+
+#include "runtime/src/tensor_impl.hpp"
+
+namespace tensorjit {
+
+using detail::describe;
+using detail::node_of;
+using detail::wrap;
+
+namespace {
+
+ir::NodePtr broadcast_to(const ir::NodePtr& node, const Shape& shape) {
+  return node->shape() == shape ? node : ir::make_expand(node, shape);
+}
+
+ir::NodePtr cast_to(const ir::NodePtr& node, DType dtype) {
+  return node->dtype() == dtype ? node : ir::make_cast(node, dtype);
+}
+
+Shape broadcast_shape(std::string_view op, const std::vector<const Tensor*>& operands) {
+  Shape shape = operands[0]->shape();
+  for (const Tensor* t : operands) {
+    auto joined = ir::broadcast_shapes(shape, t->shape());
+    if (!joined) {
+      std::string all;
+      for (const Tensor* u : operands) all += (all.empty() ? "" : " and ") + describe(*u);
+      TJ_FAIL() << op << ": cannot broadcast " << all
+                << " together (numpy rules: trailing axes must be equal or 1)";
+    }
+    shape = *joined;
+  }
+  return shape;
+}
+
+// Broadcasts a and b to one shape and casts both to `dtype`, then builds `op`.
+Tensor binary(ir::Op op, const Tensor& a, const Tensor& b, DType dtype) {
+  auto na = node_of(a, ir::op_name(op));
+  auto nb = node_of(b, ir::op_name(op));
+  Shape shape = broadcast_shape(ir::op_name(op), {&a, &b});
+  return wrap(ir::make_binary(op, broadcast_to(cast_to(na, dtype), shape),
+                              broadcast_to(cast_to(nb, dtype), shape)));
+}
+
+Tensor promoted(ir::Op op, const Tensor& a, const Tensor& b) {
+  return binary(op, a, b, promote_types(a.dtype(), b.dtype()));
+}
+
+// Arithmetic has no meaning on bool in the IR; say what to do instead of a bare dtype error.
+Tensor arithmetic(ir::Op op, const Tensor& a, const Tensor& b) {
+  DType dtype = promote_types(a.dtype(), b.dtype());
+  TJ_CHECK(dtype != boolean) << ir::op_name(op) << ": arithmetic on two bool tensors ("
+                             << describe(a) << ", " << describe(b)
+                             << "); use logical_and/logical_or, or astype(tj::i32) first";
+  return binary(op, a, b, dtype);
+}
+
+Tensor integer_or_bool(ir::Op integer_op, ir::Op bool_op, const Tensor& a, const Tensor& b) {
+  DType dtype = promote_types(a.dtype(), b.dtype());
+  TJ_CHECK(!is_floating(dtype)) << ir::op_name(integer_op) << ": needs integer or bool tensors, got "
+                                << describe(a) << " and " << describe(b);
+  return binary(dtype == boolean ? bool_op : integer_op, a, b, dtype);
+}
+
+// The floating functions promote integer and bool inputs to f32 (PyTorch).
+Tensor floating_unary(ir::Op op, const Tensor& x) {
+  auto node = node_of(x, ir::op_name(op));
+  return wrap(ir::make_unary(op, cast_to(node, is_floating(node->dtype()) ? node->dtype() : f32)));
+}
+
+Tensor numeric_unary(ir::Op op, const Tensor& x) {
+  auto node = node_of(x, ir::op_name(op));
+  TJ_CHECK(node->dtype() != boolean) << ir::op_name(op) << ": not defined for bool input "
+                                     << describe(x) << "; use astype(tj::i32) first";
+  return wrap(ir::make_unary(op, node));
+}
+
+ir::NodePtr scalar_like(DType dtype, ir::Scalar value) { return ir::make_constant(dtype, {}, value); }
+
+}  // namespace
+
+Tensor weak_scalar(const Tensor& like, double value) {
+  DType dtype = is_floating(like.dtype()) ? like.dtype() : f32;
+  return wrap(scalar_like(dtype, ir::Scalar::of(dtype, value)));
+}
+Tensor weak_scalar(const Tensor& like, std::int64_t value) {
+  DType dtype = like.dtype() == boolean ? i64 : like.dtype();
+  return wrap(scalar_like(dtype, ir::Scalar::of_int(dtype, value)));
+}
+Tensor weak_scalar(const Tensor& like, bool value) {
+  return wrap(scalar_like(like.dtype(), ir::Scalar::of_int(like.dtype(), value ? 1 : 0)));
+}
+
+Tensor operator+(const Tensor& a, const Tensor& b) { return arithmetic(ir::Op::add, a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return arithmetic(ir::Op::sub, a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return arithmetic(ir::Op::mul, a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) {
+  DType dtype = promote_types(a.dtype(), b.dtype());
+  return binary(ir::Op::div, a, b, is_floating(dtype) ? dtype : f32);
+}
+Tensor operator-(const Tensor& a) { return numeric_unary(ir::Op::neg, a); }
+
+Tensor operator<(const Tensor& a, const Tensor& b) { return promoted(ir::Op::lt, a, b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return promoted(ir::Op::le, a, b); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return promoted(ir::Op::gt, a, b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return promoted(ir::Op::ge, a, b); }
+Tensor operator==(const Tensor& a, const Tensor& b) { return promoted(ir::Op::eq, a, b); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return promoted(ir::Op::ne, a, b); }
+
+Tensor operator&(const Tensor& a, const Tensor& b) {
+  return integer_or_bool(ir::Op::bitwise_and, ir::Op::logical_and, a, b);
+}
+Tensor operator|(const Tensor& a, const Tensor& b) {
+  return integer_or_bool(ir::Op::bitwise_or, ir::Op::logical_or, a, b);
+}
+Tensor operator^(const Tensor& a, const Tensor& b) {
+  // For bool, xor is inequality.
+  return integer_or_bool(ir::Op::bitwise_xor, ir::Op::ne, a, b);
+}
+Tensor operator~(const Tensor& a) {
+  if (a.dtype() == boolean) return logical_not(a);
+  TJ_CHECK(is_integer(a.dtype())) << "bitwise_not: needs an integer or bool tensor, got " << describe(a);
+  return a ^ as_operand(a, std::int64_t{-1});
+}
+Tensor operator<<(const Tensor& a, const Tensor& b) {
+  DType dtype = promote_types(a.dtype(), b.dtype());
+  TJ_CHECK(is_integer(dtype)) << "left_shift: needs integer tensors, got " << describe(a) << " and " << describe(b);
+  return binary(ir::Op::left_shift, a, b, dtype);
+}
+Tensor operator>>(const Tensor& a, const Tensor& b) {
+  DType dtype = promote_types(a.dtype(), b.dtype());
+  TJ_CHECK(is_integer(dtype)) << "right_shift: needs integer tensors, got " << describe(a) << " and " << describe(b);
+  return binary(ir::Op::right_shift, a, b, dtype);
+}
+
+Tensor floor_divide(const Tensor& a, const Tensor& b) {
+  DType dtype = promote_types(a.dtype(), b.dtype());
+  TJ_CHECK(is_integer(dtype)) << "floor_divide: needs integer tensors, got " << describe(a) << " and "
+                              << describe(b) << "; for floats divide with / instead";
+  return binary(ir::Op::div, a, b, dtype);
+}
+Tensor remainder(const Tensor& a, const Tensor& b) { return arithmetic(ir::Op::mod, a, b); }
+Tensor maximum(const Tensor& a, const Tensor& b) { return arithmetic(ir::Op::maximum, a, b); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return arithmetic(ir::Op::minimum, a, b); }
+Tensor pow(const Tensor& a, const Tensor& b) { return arithmetic(ir::Op::pow, a, b); }
+Tensor clamp(const Tensor& x, const Tensor& lo, const Tensor& hi) { return minimum(maximum(x, lo), hi); }
+
+Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
+  auto nc = node_of(condition, "where");
+  auto na = node_of(a, "where");
+  auto nb = node_of(b, "where");
+  TJ_CHECK(nc->dtype() == boolean) << "where: the condition must be bool, got " << describe(condition)
+                                   << "; compare first (e.g. x > 0)";
+  Shape shape = broadcast_shape("where", {&condition, &a, &b});
+  DType dtype = promote_types(a.dtype(), b.dtype());
+  return wrap(ir::Node::make(ir::Op::where, {broadcast_to(nc, shape), broadcast_to(cast_to(na, dtype), shape),
+                                             broadcast_to(cast_to(nb, dtype), shape)}));
+}
+
+Tensor logical_not(const Tensor& x) {
+  auto node = node_of(x, "logical_not");
+  return wrap(ir::make_unary(ir::Op::logical_not, cast_to(node, boolean)));
+}
+Tensor logical_and(const Tensor& a, const Tensor& b) { return binary(ir::Op::logical_and, a, b, boolean); }
+Tensor logical_or(const Tensor& a, const Tensor& b) { return binary(ir::Op::logical_or, a, b, boolean); }
+
+Tensor abs(const Tensor& x) { return numeric_unary(ir::Op::abs, x); }
+Tensor sign(const Tensor& x) { return numeric_unary(ir::Op::sign, x); }
+Tensor square(const Tensor& x) { return numeric_unary(ir::Op::square, x); }
+Tensor relu(const Tensor& x) { return numeric_unary(ir::Op::relu, x); }
+Tensor sqrt(const Tensor& x) { return floating_unary(ir::Op::sqrt, x); }
+Tensor rsqrt(const Tensor& x) { return floating_unary(ir::Op::rsqrt, x); }
+Tensor reciprocal(const Tensor& x) { return floating_unary(ir::Op::reciprocal, x); }
+Tensor exp(const Tensor& x) { return floating_unary(ir::Op::exp, x); }
+Tensor exp2(const Tensor& x) { return floating_unary(ir::Op::exp2, x); }
+Tensor expm1(const Tensor& x) { return floating_unary(ir::Op::expm1, x); }
+Tensor log(const Tensor& x) { return floating_unary(ir::Op::log, x); }
+Tensor log2(const Tensor& x) { return floating_unary(ir::Op::log2, x); }
+Tensor log1p(const Tensor& x) { return floating_unary(ir::Op::log1p, x); }
+Tensor sin(const Tensor& x) { return floating_unary(ir::Op::sin, x); }
+Tensor cos(const Tensor& x) { return floating_unary(ir::Op::cos, x); }
+Tensor tanh(const Tensor& x) { return floating_unary(ir::Op::tanh, x); }
+Tensor sigmoid(const Tensor& x) { return floating_unary(ir::Op::sigmoid, x); }
+Tensor erf(const Tensor& x) { return floating_unary(ir::Op::erf, x); }
+Tensor gelu(const Tensor& x) { return floating_unary(ir::Op::gelu, x); }
+Tensor gelu_tanh(const Tensor& x) { return floating_unary(ir::Op::gelu_tanh, x); }
+Tensor silu(const Tensor& x) { return floating_unary(ir::Op::silu, x); }
+Tensor softplus(const Tensor& x) { return floating_unary(ir::Op::softplus, x); }
+
+}  // namespace tensorjit

@@ -1,0 +1,16 @@
+#include <tensorjit/functions.hpp>
+
+#include <tensorjit/ir/text.hpp>
+
+#include "runtime/src/executor.hpp"
+#include "runtime/src/tensor_impl.hpp"
+
+namespace tensorjit {
+
+std::string graph_text(const std::vector<Tensor>& tensors) {
+  std::vector<ir::NodePtr> nodes;
+  for (const auto& t : tensors) nodes.push_back(detail::node_of(t, "graph_text"));
+  return ir::print(detail::graph_for(nodes));
+}
+
+}  // namespace tensorjit

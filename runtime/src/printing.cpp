@@ -1,0 +1,191 @@
+// numpy's str() of an array: one format for every element (fixed or scientific, the same number of
+// decimals, right-aligned), nested brackets, rows wrapped at 75 columns, and a "..." summary of
+// each axis (first and last three) when the tensor has more than 1000 elements.
+#include <tensorjit/tensor.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <ostream>
+#include <unordered_map>
+
+#include "runtime/src/tensor_impl.hpp"
+
+namespace tensorjit {
+namespace {
+
+constexpr std::int64_t kSummaryThreshold = 1000;
+constexpr std::int64_t kEdgeItems = 3;
+constexpr std::size_t kLineWidth = 75;
+constexpr int kMaxDecimals = 8;
+
+// numpy's float format ("maxprec", unique): each value is printed with the fewest decimals that
+// identify it in its own dtype, at most kMaxDecimals; in fixed notation the decimals are padded on
+// the right with spaces to a common count, in scientific notation with zeros.
+std::string fixed_digits(double v, bool single) {
+  std::string s = single ? fmt::format("{:.{}f}", static_cast<float>(v), kMaxDecimals)
+                         : fmt::format("{:.{}f}", v, kMaxDecimals);
+  std::string shortest = single ? fmt::format("{}", static_cast<float>(v)) : fmt::format("{}", v);
+  // The shortest round-trip form wins when it is plain decimal with few enough decimals.
+  auto point = shortest.find('.');
+  if (shortest.find_first_of("eE") == std::string::npos &&
+      (point == std::string::npos || shortest.size() - point - 1 <= kMaxDecimals)) {
+    s = shortest;
+    if (s.find('.') == std::string::npos) s += '.';
+    return s;
+  }
+  s.erase(s.find_last_not_of('0') + 1);
+  return s;
+}
+
+int decimals_of(const std::string& fixed) { return static_cast<int>(fixed.size() - fixed.find('.') - 1); }
+
+struct FloatFormat {
+  bool single = false;
+  bool scientific = false;
+  int decimals = 0;
+  std::string format(double v) const {
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    if (scientific) {
+      std::string s = fmt::format("{:.{}e}", v, decimals);
+      auto e = s.find('e');
+      std::string mantissa = s.substr(0, e);
+      if (decimals == 0) mantissa += '.';
+      return mantissa + s.substr(e);
+    }
+    std::string s = fixed_digits(v, single);
+    return s + std::string(static_cast<std::size_t>(decimals - decimals_of(s)), ' ');
+  }
+};
+
+FloatFormat choose_float_format(const std::vector<double>& values, bool single) {
+  FloatFormat f;
+  f.single = single;
+  double max_abs = 0, min_abs = INFINITY;
+  for (double v : values) {
+    if (!std::isfinite(v)) continue;
+    max_abs = std::max(max_abs, std::fabs(v));
+    if (v != 0) min_abs = std::min(min_abs, std::fabs(v));
+  }
+  f.scientific = max_abs >= 1e8 || (min_abs < INFINITY && (min_abs < 1e-4 || max_abs / min_abs > 1e3));
+  for (double v : values) {
+    if (!std::isfinite(v)) continue;
+    if (f.scientific) {
+      if (v == 0) continue;
+      std::string s = fmt::format("{:.{}e}", v, kMaxDecimals);
+      std::string mantissa = s.substr(0, s.find('e'));
+      f.decimals = std::max(f.decimals, decimals_of(fixed_digits(std::stod(mantissa), single)));
+    } else {
+      f.decimals = std::max(f.decimals, decimals_of(fixed_digits(v, single)));
+    }
+  }
+  return f;
+}
+
+// Which indices of an axis of extent n are shown; -1 marks the "..." gap.
+std::vector<std::int64_t> shown_indices(std::int64_t n, bool summarize) {
+  std::vector<std::int64_t> out;
+  if (summarize && n > 2 * kEdgeItems) {
+    for (std::int64_t i = 0; i < kEdgeItems; ++i) out.push_back(i);
+    out.push_back(-1);
+    for (std::int64_t i = n - kEdgeItems; i < n; ++i) out.push_back(i);
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) out.push_back(i);
+  }
+  return out;
+}
+
+class Printer {
+ public:
+  explicit Printer(const Tensor& t) : shape_(t.shape()), summarize_(t.size() > kSummaryThreshold) {
+    const bool floating = is_floating(t.dtype());
+    std::vector<double> all = t.dtype() == f64 || t.dtype() == f32 ? t.to_vector<double>()
+                                                                    : std::vector<double>{};
+    std::vector<std::int64_t> ints = floating ? std::vector<std::int64_t>{} : t.to_vector<std::int64_t>();
+    strides_ = ir::contiguous_strides(shape_);
+    // Format and width come from the shown elements only, as numpy does.
+    std::vector<std::int64_t> shown;
+    collect(0, 0, shown);
+    if (floating) {
+      std::vector<double> values;
+      for (auto i : shown) values.push_back(all[i]);
+      format_ = choose_float_format(values, t.dtype() == f32);
+    }
+    for (auto i : shown) {
+      std::string s = floating ? format_.format(all[i])
+                      : t.dtype() == boolean ? (ints[i] ? "True" : "False")
+                                             : fmt::format("{}", ints[i]);
+      width_ = std::max(width_, s.size());
+      text_[i] = std::move(s);
+    }
+  }
+
+  std::string str() const {
+    std::string out;
+    if (shape_.empty()) return text_.at(0);
+    for (auto e : shape_)
+      if (e == 0) return "[]";
+    print(0, 0, 1, out);
+    return out;
+  }
+
+ private:
+  void collect(int axis, std::int64_t base, std::vector<std::int64_t>& out) {
+    if (axis == static_cast<int>(shape_.size())) {
+      out.push_back(base);
+      return;
+    }
+    for (auto i : shown_indices(shape_[axis], summarize_))
+      if (i >= 0) collect(axis + 1, base + i * strides_[axis], out);
+  }
+
+  void print(int axis, std::int64_t base, std::size_t indent, std::string& out) const {
+    const int rank = static_cast<int>(shape_.size());
+    out += '[';
+    if (axis == rank - 1) {
+      std::size_t column = indent;
+      bool first = true;
+      for (auto i : shown_indices(shape_[axis], summarize_)) {
+        std::string item = i < 0 ? std::string("...") : pad(text_.at(base + i * strides_[axis]));
+        if (!first && column + 1 + item.size() + 1 > kLineWidth) {
+          out += '\n' + std::string(indent, ' ');
+          column = indent;
+        } else if (!first) {
+          out += ' ';
+          ++column;
+        }
+        out += item;
+        column += item.size();
+        first = false;
+      }
+    } else {
+      const std::string separator = std::string(static_cast<std::size_t>(rank - axis - 1), '\n');
+      bool first = true;
+      for (auto i : shown_indices(shape_[axis], summarize_)) {
+        if (!first) out += separator + std::string(indent, ' ');
+        if (i < 0) out += "...";
+        else print(axis + 1, base + i * strides_[axis], indent + 1, out);
+        first = false;
+      }
+    }
+    out += ']';
+  }
+
+  std::string pad(const std::string& s) const { return std::string(width_ - s.size(), ' ') + s; }
+
+  Shape shape_;
+  ir::Strides strides_;
+  bool summarize_;
+  FloatFormat format_;
+  std::size_t width_ = 0;
+  std::unordered_map<std::int64_t, std::string> text_;
+};
+
+}  // namespace
+
+std::string Tensor::to_string() const { return Printer(*this).str(); }
+
+std::ostream& operator<<(std::ostream& out, const Tensor& tensor) { return out << tensor.to_string(); }
+
+}  // namespace tensorjit

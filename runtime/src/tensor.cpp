@@ -1,0 +1,234 @@
+// Tensor's metadata, views and reductions: each builds one checked node.
+#include <tensorjit/functions.hpp>
+#include <tensorjit/tensor.hpp>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <tensorjit/ir/check.hpp>
+
+#include "runtime/src/executor.hpp"
+#include "runtime/src/tensor_impl.hpp"
+
+namespace tensorjit {
+
+using detail::checked_axes;
+using detail::checked_axis;
+using detail::describe;
+using detail::node_of;
+using detail::wrap;
+
+Tensor::Tensor() = default;
+Tensor::Tensor(std::shared_ptr<detail::TensorImpl> impl) : impl_(std::move(impl)) {}
+
+const Shape& Tensor::shape() const {
+  TJ_CHECK(impl_) << "shape: the tensor is empty (default-constructed); assign a value first";
+  return impl_->shape;
+}
+DType Tensor::dtype() const {
+  TJ_CHECK(impl_) << "dtype: the tensor is empty (default-constructed); assign a value first";
+  return impl_->dtype;
+}
+int Tensor::rank() const { return static_cast<int>(shape().size()); }
+std::int64_t Tensor::size() const { return node_of(*this, "size")->numel(); }
+
+const Tensor& Tensor::eval() const {
+  detail::evaluate({*this});
+  return *this;
+}
+
+Tensor Tensor::astype(DType dtype) const {
+  auto node = node_of(*this, "astype");
+  if (node->dtype() == dtype) return *this;
+  return wrap(ir::make_cast(node, dtype));
+}
+
+// ---- views ----
+
+Tensor Tensor::reshape(const Shape& shape) const {
+  auto node = node_of(*this, "reshape");
+  Shape resolved = shape;
+  int inferred = -1;
+  std::int64_t known = 1;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      TJ_CHECK(inferred < 0) << "reshape: only one -1 may be inferred, got " << ir::shape_str(shape)
+                             << " for " << describe(*this);
+      inferred = static_cast<int>(i);
+      continue;
+    }
+    TJ_CHECK(shape[i] >= 0) << "reshape: negative extent in " << ir::shape_str(shape) << " for "
+                            << describe(*this);
+    TJ_CHECK(!__builtin_mul_overflow(known, shape[i], &known))
+        << "reshape: " << ir::shape_str(shape) << " has more elements than fit in int64";
+  }
+  if (inferred >= 0) {
+    TJ_CHECK(known != 0 && node->numel() % known == 0)
+        << "reshape: cannot infer the -1 of " << ir::shape_str(shape) << " for " << describe(*this)
+        << " (" << node->numel() << " elements)";
+    resolved[inferred] = node->numel() / known;
+  }
+  if (resolved == node->shape()) return *this;
+  return wrap(ir::make_reshape(node, resolved));
+}
+
+Tensor Tensor::permute(const std::vector<std::int64_t>& axes) const {
+  auto node = node_of(*this, "permute");
+  TJ_CHECK(static_cast<int>(axes.size()) == node->rank())
+      << "permute: [" << fmt::format("{}", fmt::join(axes, ", ")) << "] does not name each of the "
+      << node->rank() << " axes of " << describe(*this);
+  std::vector<int> perm;
+  for (auto axis : axes) perm.push_back(checked_axis(axis, node->rank(), "permute", node->shape()));
+  return wrap(ir::make_permute(node, perm));
+}
+
+Tensor Tensor::transpose() const {
+  std::vector<std::int64_t> axes;
+  for (int d = rank() - 1; d >= 0; --d) axes.push_back(d);
+  return permute(axes);
+}
+
+Tensor Tensor::transpose(std::int64_t axis0, std::int64_t axis1) const {
+  const int r = rank();
+  int a = checked_axis(axis0, r, "transpose", shape());
+  int b = checked_axis(axis1, r, "transpose", shape());
+  std::vector<std::int64_t> axes;
+  for (int d = 0; d < r; ++d) axes.push_back(d);
+  std::swap(axes[a], axes[b]);
+  return permute(axes);
+}
+
+Tensor Tensor::expand(const Shape& shape) const {
+  auto node = node_of(*this, "expand");
+  TJ_CHECK(shape.size() >= node->shape().size())
+      << "expand: cannot broadcast " << describe(*this) << " to the lower rank " << ir::shape_str(shape);
+  Shape resolved = shape;
+  const std::size_t lead = shape.size() - node->shape().size();
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] != -1) continue;
+    TJ_CHECK(i >= lead) << "expand: -1 is only allowed for existing axes, got " << ir::shape_str(shape);
+    resolved[i] = node->shape()[i - lead];
+  }
+  if (resolved == node->shape()) return *this;
+  return wrap(ir::make_expand(node, resolved));
+}
+
+Tensor Tensor::slice(std::int64_t axis, std::optional<std::int64_t> start,
+                     std::optional<std::int64_t> stop, std::int64_t step) const {
+  auto node = node_of(*this, "slice");
+  const int ax = checked_axis(axis, node->rank(), "slice", node->shape());
+  TJ_CHECK(step != 0) << "slice: step must not be zero (axis " << axis << " of " << describe(*this) << ")";
+  TJ_CHECK(step != INT64_MIN) << "slice: step " << step << " is out of range";
+  const std::int64_t n = node->shape()[ax];
+  // Python's slice.indices(): negative bounds count from the end, then clamp.
+  auto resolve = [&](std::optional<std::int64_t> bound, std::int64_t if_omitted) {
+    if (!bound) return if_omitted;
+    std::int64_t b = *bound;
+    if (b < 0) b = b < -n ? (step < 0 ? -1 : 0) : b + n;
+    else if (b >= n) b = step < 0 ? n - 1 : n;
+    return b;
+  };
+  const std::int64_t first = resolve(start, step < 0 ? n - 1 : 0);
+  const std::int64_t last = resolve(stop, step < 0 ? -1 : n);
+  std::int64_t count = 0;
+  if (step > 0 && last > first) count = (last - first + step - 1) / step;
+  if (step < 0 && first > last) count = (first - last + (-step) - 1) / (-step);
+  ir::SliceAttr attr{ax, count > 0 ? first : 0, step, count};
+  return wrap(ir::Node::make(ir::Op::slice, {node}, attr));
+}
+
+Tensor Tensor::flip(std::int64_t axis) const { return slice(axis, std::nullopt, std::nullopt, -1); }
+
+Tensor Tensor::squeeze() const {
+  Shape kept;
+  for (auto e : shape())
+    if (e != 1) kept.push_back(e);
+  return reshape(kept);
+}
+
+Tensor Tensor::squeeze(std::int64_t axis) const {
+  const int ax = checked_axis(axis, rank(), "squeeze", shape());
+  TJ_CHECK(shape()[ax] == 1) << "squeeze: axis " << axis << " of " << describe(*this)
+                             << " has extent " << shape()[ax] << ", not 1";
+  Shape kept = shape();
+  kept.erase(kept.begin() + ax);
+  return reshape(kept);
+}
+
+Tensor Tensor::unsqueeze(std::int64_t axis) const {
+  const int ax = checked_axis(axis, rank() + 1, "unsqueeze", shape());
+  Shape grown = shape();
+  grown.insert(grown.begin() + ax, 1);
+  return wrap(ir::make_reshape(node_of(*this, "unsqueeze"), grown));
+}
+
+Tensor Tensor::contiguous() const {
+  auto node = node_of(*this, "contiguous");
+  const bool is_view = ir::is_movement(node->op());
+  const bool strided_input = node->op() == ir::Op::input && !node->attr<ir::InputAttr>().layout.is_contiguous();
+  if (!is_view && !strided_input) return *this;
+  return copy();
+}
+
+Tensor Tensor::copy() const { return wrap(ir::make_unary(ir::Op::copy, node_of(*this, "copy"))); }
+
+// ---- reductions ----
+namespace {
+
+ir::ReductionMode to_ir(Reduction mode) {
+  return mode == Reduction::fast ? ir::ReductionMode::fast : ir::ReductionMode::strict;
+}
+
+Tensor reduce(const Tensor& x, ir::Op op, const std::vector<std::int64_t>& axes, bool keepdims,
+              Reduction mode) {
+  auto node = node_of(x, ir::op_name(op));
+  auto ax = checked_axes(axes, node->rank(), ir::op_name(op), node->shape());
+  return wrap(ir::make_reduce(op, node, ax, keepdims, to_ir(mode)));
+}
+
+Tensor as_bool(const Tensor& x) { return x.dtype() == boolean ? x : x != 0; }
+
+}  // namespace
+
+Tensor Tensor::sum(Reduction mode) const { return sum({}, false, mode); }
+Tensor Tensor::sum(const std::vector<std::int64_t>& axes, bool keepdims, Reduction mode) const {
+  return reduce(*this, ir::Op::reduce_sum, axes, keepdims, mode);
+}
+Tensor Tensor::prod(Reduction mode) const { return prod({}, false, mode); }
+Tensor Tensor::prod(const std::vector<std::int64_t>& axes, bool keepdims, Reduction mode) const {
+  return reduce(*this, ir::Op::reduce_prod, axes, keepdims, mode);
+}
+Tensor Tensor::mean(Reduction mode) const { return mean({}, false, mode); }
+Tensor Tensor::mean(const std::vector<std::int64_t>& axes, bool keepdims, Reduction mode) const {
+  // numpy's mean: the sum divided by the count, in a floating dtype (integers and bool give f32).
+  Tensor x = is_floating(dtype()) ? *this : astype(f32);
+  auto ax = checked_axes(axes, rank(), "mean", shape());
+  std::int64_t count = 1;
+  for (int a : ax) count *= shape()[a];
+  return x.sum(axes, keepdims, mode) / static_cast<double>(count);
+}
+Tensor Tensor::max() const { return max({}, false); }
+Tensor Tensor::max(const std::vector<std::int64_t>& axes, bool keepdims) const {
+  return reduce(*this, ir::Op::reduce_max, axes, keepdims, Reduction::strict);
+}
+Tensor Tensor::min() const { return min({}, false); }
+Tensor Tensor::min(const std::vector<std::int64_t>& axes, bool keepdims) const {
+  return reduce(*this, ir::Op::reduce_min, axes, keepdims, Reduction::strict);
+}
+Tensor Tensor::argmax() const { return reshape({-1}).argmax(0); }
+Tensor Tensor::argmax(std::int64_t axis, bool keepdims) const {
+  return reduce(*this, ir::Op::argmax, {axis}, keepdims, Reduction::strict);
+}
+Tensor Tensor::argmin() const { return reshape({-1}).argmin(0); }
+Tensor Tensor::argmin(std::int64_t axis, bool keepdims) const {
+  return reduce(*this, ir::Op::argmin, {axis}, keepdims, Reduction::strict);
+}
+Tensor Tensor::any() const { return any({}, false); }
+Tensor Tensor::any(const std::vector<std::int64_t>& axes, bool keepdims) const {
+  return reduce(as_bool(*this), ir::Op::reduce_any, axes, keepdims, Reduction::strict);
+}
+Tensor Tensor::all() const { return all({}, false); }
+Tensor Tensor::all(const std::vector<std::int64_t>& axes, bool keepdims) const {
+  return reduce(as_bool(*this), ir::Op::reduce_all, axes, keepdims, Reduction::strict);
+}
+
+}  // namespace tensorjit

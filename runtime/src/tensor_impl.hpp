@@ -1,0 +1,49 @@
+// What a Tensor handle points at: the node that defines its value. After eval the node is an input
+// node over the materialised buffer, so the handle no longer keeps the graph that produced it.
+#pragma once
+
+#include <mutex>
+
+#include <tensorjit/ir/node.hpp>
+#include <tensorjit/tensor.hpp>
+
+namespace tensorjit::detail {
+
+struct TensorImpl {
+  explicit TensorImpl(ir::NodePtr node) : shape(node->shape()), dtype(node->dtype()), node_(std::move(node)) {}
+
+  // Fixed for the handle's life: an eval changes the node, never the shape or dtype.
+  const Shape shape;
+  const DType dtype;
+
+  ir::NodePtr node() const {
+    std::lock_guard lock(mutex_);
+    return node_;
+  }
+  void replace(ir::NodePtr node) {
+    std::lock_guard lock(mutex_);
+    node_ = std::move(node);
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  ir::NodePtr node_;
+};
+
+// The node of a tensor; throws Error naming `op` for an empty handle.
+ir::NodePtr node_of(const Tensor& tensor, std::string_view op);
+Tensor wrap(ir::NodePtr node);
+
+// The evaluated value of a tensor (evaluates it first when needed).
+ir::Value value_of(const Tensor& tensor);
+
+// "f32[2, 3]" for error messages.
+std::string describe(const Tensor& tensor);
+
+// `axis` in [-rank, rank) made non-negative; throws Error naming `op` and the shape otherwise.
+int checked_axis(std::int64_t axis, int rank, std::string_view op, const Shape& shape);
+// Sorted unique non-negative axes; empty means every axis.
+std::vector<int> checked_axes(const std::vector<std::int64_t>& axes, int rank, std::string_view op,
+                              const Shape& shape);
+
+}  // namespace tensorjit::detail

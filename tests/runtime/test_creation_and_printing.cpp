@@ -1,0 +1,96 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <sstream>
+#include <tensorjit/tensorjit.hpp>
+
+namespace tj = tensorjit;
+
+TEST_SUITE("runtime") {
+
+TEST_CASE("tensor from a shape and flat values") {
+  tj::Tensor a = tj::tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  CHECK(a.shape() == tj::Shape{2, 3});
+  CHECK(a.dtype() == tj::f32);
+  CHECK(a.rank() == 2);
+  CHECK(a.size() == 6);
+  CHECK(a.strides() == tj::Shape{3, 1});
+  CHECK(a.to_vector<float>() == std::vector<float>{1, 2, 3, 4, 5, 6});
+  CHECK(a.at<float>({1, 2}) == 6);
+  CHECK(a.at<float>({-1, -3}) == 4);
+  CHECK(reinterpret_cast<std::uintptr_t>(a.data()) % 64 == 0);
+}
+
+TEST_CASE("nested lists give their shape; ragged lists throw") {
+  auto b = tj::tensor({{1.f, 2.f, 3.f}, {4.f, 5.f, 6.f}});
+  CHECK(b.shape() == tj::Shape{2, 3});
+  CHECK(b.to_vector<float>() == std::vector<float>{1, 2, 3, 4, 5, 6});
+  auto c = tj::tensor({{{1, 2}, {3, 4}}, {{5, 6}, {7, 8}}});
+  CHECK(c.shape() == tj::Shape{2, 2, 2});
+  CHECK(c.dtype() == tj::i32);
+  auto d = tj::tensor({{{{1.0}}, {{2.0}}}});
+  CHECK(d.shape() == tj::Shape{1, 2, 1, 1});
+  CHECK(d.dtype() == tj::f64);
+  CHECK_THROWS_AS(tj::tensor({{1.f, 2.f}, {3.f}}), tj::Error);
+  CHECK_THROWS_AS(tj::tensor<float>({2, 2}, {1, 2, 3}), tj::Error);
+}
+
+TEST_CASE("zeros, ones, full, arange, linspace, scalar") {
+  CHECK(tj::zeros({2, 2}).to_vector<float>() == std::vector<float>{0, 0, 0, 0});
+  CHECK(tj::ones({3}, tj::f64).to_vector<double>() == std::vector<double>{1, 1, 1});
+  CHECK(tj::ones({3}, tj::f64).dtype() == tj::f64);
+  CHECK(tj::full({2}, 1.5f).to_vector<float>() == std::vector<float>{1.5f, 1.5f});
+  CHECK(tj::full({2}, 7).dtype() == tj::i32);
+  auto r = tj::arange(0, 6, 1, tj::i64);
+  CHECK(r.dtype() == tj::i64);
+  CHECK(r.to_vector<std::int64_t>() == std::vector<std::int64_t>{0, 1, 2, 3, 4, 5});
+  CHECK(tj::arange(5, 0, -2).to_vector<float>() == std::vector<float>{5, 3, 1});
+  CHECK(tj::arange(0, 0, 1).size() == 0);
+  CHECK(tj::linspace(0.0, 1.0, 5).to_vector<float>() == std::vector<float>{0, 0.25f, 0.5f, 0.75f, 1});
+  CHECK(tj::scalar(2.0f).rank() == 0);
+  CHECK(tj::scalar(2.0f).item<float>() == 2.0f);
+  CHECK(tj::zeros({0, 3}).size() == 0);
+  CHECK(tj::zeros({0, 3}).to_vector<float>().empty());
+}
+
+TEST_CASE("printing follows numpy's str()") {
+  CHECK(tj::tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6}).to_string() == "[[1. 2. 3.]\n [4. 5. 6.]]");
+  CHECK(tj::tensor({1.5f, 2.25f}).to_string() == "[1.5  2.25]");
+  CHECK(tj::tensor({1, -20, 300}).to_string() == "[  1 -20 300]");
+  CHECK(tj::tensor({true, false}).to_string() == "[ True False]");
+  CHECK(tj::scalar(3.5).to_string() == "3.5");
+  CHECK(tj::tensor({NAN, INFINITY, -1.0f}).to_string() == "[nan inf -1.]");
+  CHECK(tj::tensor({1e-5, 1.0}).to_string() == "[1.e-05 1.e+00]");
+  CHECK(tj::zeros({2, 0}).to_string() == "[]");
+  CHECK(tj::tensor({0.1, 0.25, 100.5}).to_string() == "[1.000e-01 2.500e-01 1.005e+02]");
+  CHECK(tj::tensor({1.123456789, 2.0}).to_string() == "[1.12345679 2.        ]");
+  CHECK(tj::tensor({1.1f, 2.0f}).to_string() == "[1.1 2. ]");
+  auto cube = tj::arange(0, 8, 1, tj::i32).reshape({2, 2, 2});
+  CHECK(cube.to_string() == "[[[0 1]\n  [2 3]]\n\n [[4 5]\n  [6 7]]]");
+  std::ostringstream out;
+  out << tj::tensor({1, 2});
+  CHECK(out.str() == "[1 2]");
+}
+
+TEST_CASE("large tensors and views print a summary") {
+  auto big = tj::arange(0, 2000, 1, tj::i32);
+  CHECK(big.to_string() == "[   0    1    2 ... 1997 1998 1999]");
+  auto grid = tj::arange(0, 40000, 1, tj::i32).reshape({200, 200}).transpose();
+  CHECK(grid.to_string() ==
+        "[[    0   200   400 ... 39400 39600 39800]\n"
+        " [    1   201   401 ... 39401 39601 39801]\n"
+        " [    2   202   402 ... 39402 39602 39802]\n"
+        " ...\n"
+        " [  197   397   597 ... 39597 39797 39997]\n"
+        " [  198   398   598 ... 39598 39798 39998]\n"
+        " [  199   399   599 ... 39599 39799 39999]]");
+}
+
+TEST_CASE("long rows wrap at 75 columns as numpy does") {
+  auto row = tj::arange(0, 30, 1, tj::i32);
+  CHECK(row.to_string() ==
+        "[ 0  1  2  3  4  5  6  7  8  9 10 11 12 13 14 15 16 17 18 19 20 21 22 23\n"
+        " 24 25 26 27 28 29]");
+}
+
+}  // TEST_SUITE
