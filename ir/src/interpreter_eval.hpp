@@ -1,0 +1,29 @@
+// The interpreter's parts, one file each: the driver (interpreter.cpp) calls one of these per node,
+// by the node's ops.def category. Each returns the node's value and checks what it relies on.
+#pragma once
+
+#include <span>
+
+#include <tensorjit/ir/node.hpp>
+
+namespace tensorjit::ir {
+
+// A fresh contiguous value (64-byte aligned, zero-filled) of `dtype` and `shape`.
+Value allocate_contiguous(DType dtype, const Shape& shape);
+
+// The same elements as `value`, copied into a fresh contiguous value.
+Value copy_to_contiguous(const Value& value);
+
+// input (its bound buffer and layout), constant (a 1-element buffer with zero strides), iota.
+Value evaluate_source(const Node& node);
+// reshape, permute, expand, slice: the input's buffer under a new layout (a copy first only when a
+// reshape cannot be expressed by strides).
+Value evaluate_view(const Node& node, const Value& input);
+// unary, binary and ternary ops: ScalarOp<op> on each element, written contiguously.
+Value evaluate_elementwise(const Node& node, std::span<const Value> inputs);
+// reduce_* and argmax/argmin, written contiguously.
+Value evaluate_reduce(const Node& node, const Value& input);
+// matmul, one fused multiply-add chain per output element, written contiguously.
+Value evaluate_matmul(const Node& node, const Value& a, const Value& b);
+
+}  // namespace tensorjit::ir

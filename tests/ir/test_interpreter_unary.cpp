@@ -1,0 +1,154 @@
+// The interpreter on every unary op of ops.def, with values worked out by hand: NaN, +-inf, -0.0,
+// subnormals, INT_MIN. Transcendental values that are not exact by definition are compared with
+// the libm call the contract names, in the same precision.
+#include <cmath>
+#include <numbers>
+
+#include "interpreter_testing.hpp"
+
+using tensorjit::DType;
+using tensorjit::Error;
+using tensorjit::InternalError;
+using namespace tensorjit::ir;
+using namespace tensorjit::ir::testing;
+
+TEST_CASE("interpreter: copy keeps every bit and makes the result contiguous") {
+  check_same(unary<float>(Op::copy, {-0.0f, kNaN, kDenormMin, -kInf}),
+             {-0.0f, kNaN, kDenormMin, -kInf});
+  check_same(unary<std::int32_t>(Op::copy, {kInt32Min, 7}), {kInt32Min, 7});
+  check_same(unary<bool>(Op::copy, {true, false}), {true, false});
+  auto transposed = make_permute(input<std::int64_t>({2, 2}, {1, 2, 3, 4}), {1, 0});
+  Value value = run({make_unary(Op::copy, transposed)}).at(0);
+  CHECK(value.layout == Layout::contiguous({2, 2}));
+  check_same(read<std::int64_t>(value), {1, 3, 2, 4});
+}
+
+TEST_CASE("interpreter: neg flips the sign bit of floats and wraps integers") {
+  auto got = unary<float>(Op::neg, {0.0f, -0.0f, 2.5f, -kInf, kDenormMin, kNaN});
+  check_same(got, {-0.0f, 0.0f, -2.5f, kInf, -kDenormMin, kNaN});
+  CHECK(std::signbit(got[5]));  // the NaN's sign bit flipped too
+  check_same(unary<std::int32_t>(Op::neg, {5, -5, 0, kInt32Min, kInt32Max}),
+             {-5, 5, 0, kInt32Min, -kInt32Max});
+  check_same(unary<std::int64_t>(Op::neg, {kInt64Min, 1}), {kInt64Min, -1});
+}
+
+TEST_CASE("interpreter: abs clears the sign bit of floats, abs(INT_MIN) == INT_MIN") {
+  auto got = unary<double>(Op::abs, {-0.0, -3.5, -kInf64, -kNaN64, 2.0});
+  check_same(got, {0.0, 3.5, kInf64, kNaN64, 2.0});
+  CHECK(!std::signbit(got[3]));
+  check_same(unary<std::int32_t>(Op::abs, {-7, 7, 0, kInt32Min}), {7, 7, 0, kInt32Min});
+  check_same(unary<std::int64_t>(Op::abs, {kInt64Min, -1}), {kInt64Min, 1});
+}
+
+TEST_CASE("interpreter: sign keeps zeros and NaN") {
+  auto got = unary<float>(Op::sign, {-2.5f, 3.0f, 0.0f, -0.0f, kNaN, -kInf, kDenormMin});
+  check_same(got, {-1.0f, 1.0f, 0.0f, -0.0f, kNaN, -1.0f, 1.0f});
+  check_same(unary<std::int32_t>(Op::sign, {-9, 0, 4, kInt32Min}), {-1, 0, 1, -1});
+}
+
+TEST_CASE("interpreter: square overflows to inf for floats and wraps for integers") {
+  check_same(unary<float>(Op::square, {-3.0f, -0.0f, 1e20f, kNaN, kDenormMin}),
+             {9.0f, 0.0f, kInf, kNaN, 0.0f});
+  // 46341^2 = 2147488281 = 2^32 - 2147479015; 65536^2 = 2^32.
+  check_same(unary<std::int32_t>(Op::square, {-4, 46341, 65536}), {16, -2147479015, 0});
+}
+
+TEST_CASE("interpreter: sqrt, rsqrt and reciprocal") {
+  check_same(unary<float>(Op::sqrt, {4.0f, -0.0f, -1.0f, kInf, 2.0f}),
+             {2.0f, -0.0f, kNaN, kInf, 1.41421356f});
+  // rsqrt is 1 / sqrt(x) with two roundings: rsqrt(2.0) is 0.7071067811865475, one ulp below the
+  // correctly rounded 1/sqrt(2) = 0.7071067811865476.
+  auto rsqrt = unary<double>(Op::rsqrt, {4.0, 0.0, -0.0, kInf64, -1.0, 2.0});
+  check_same(rsqrt, {0.5, kInf64, -kInf64, 0.0, kNaN64, 0.7071067811865475});
+  CHECK(rsqrt[5] != std::numbers::sqrt2 / 2);
+  check_same(unary<float>(Op::reciprocal, {4.0f, 0.0f, -0.0f, -kInf, 3.0f, kNaN}),
+             {0.25f, kInf, -kInf, -0.0f, 1.0f / 3.0f, kNaN});
+}
+
+TEST_CASE("interpreter: exp, exp2 and expm1 are libm's") {
+  check_same(unary<float>(Op::exp, {0.0f, -0.0f, -kInf, kInf, kNaN, 100.0f, -200.0f, 1.0f}),
+             {1.0f, 1.0f, 0.0f, kInf, kNaN, kInf, 0.0f, std::exp(1.0f)});
+  check_same(unary<double>(Op::exp, {1.0, -1.0}), {std::exp(1.0), std::exp(-1.0)});
+  check_same(unary<float>(Op::exp2, {10.0f, -1.0f, -149.0f, -kInf, 128.0f}),
+             {1024.0f, 0.5f, kDenormMin, 0.0f, kInf});
+  check_same(unary<double>(Op::expm1, {0.0, -0.0, -kInf64, 1e-300, kNaN64}),
+             {0.0, -0.0, -1.0, 1e-300, kNaN64});
+}
+
+TEST_CASE("interpreter: log, log2 and log1p are libm's") {
+  check_same(unary<float>(Op::log, {1.0f, 0.0f, -0.0f, -1.0f, kInf, kNaN, 2.0f}),
+             {0.0f, -kInf, -kInf, kNaN, kInf, kNaN, std::log(2.0f)});
+  check_same(unary<double>(Op::log2, {8.0, 0.25, 0.0, -2.0, 1.0}), {3.0, -2.0, -kInf64, kNaN64, 0.0});
+  check_same(unary<float>(Op::log2, {kDenormMin}), {-149.0f});
+  check_same(unary<double>(Op::log1p, {0.0, -0.0, -1.0, -2.0, kInf64, 1e-300}),
+             {0.0, -0.0, -kInf64, kNaN64, kInf64, 1e-300});
+}
+
+TEST_CASE("interpreter: sin, cos, tanh and erf are libm's") {
+  check_same(unary<float>(Op::sin, {0.0f, -0.0f, kInf, kNaN, 1.0f}),
+             {0.0f, -0.0f, kNaN, kNaN, std::sin(1.0f)});
+  check_same(unary<double>(Op::cos, {0.0, -0.0, -kInf64, 2.0}), {1.0, 1.0, kNaN64, std::cos(2.0)});
+  check_same(unary<float>(Op::tanh, {0.0f, -0.0f, kInf, -kInf, 20.0f, kNaN, 0.5f}),
+             {0.0f, -0.0f, 1.0f, -1.0f, 1.0f, kNaN, std::tanh(0.5f)});
+  check_same(unary<double>(Op::erf, {0.0, -0.0, kInf64, -kInf64, 10.0, 0.5}),
+             {0.0, -0.0, 1.0, -1.0, 1.0, std::erf(0.5)});
+}
+
+TEST_CASE("interpreter: sigmoid is 1 / (1 + exp(-x))") {
+  check_same(unary<float>(Op::sigmoid, {0.0f, -0.0f, kInf, -kInf, 100.0f, -100.0f, kNaN}),
+             {0.5f, 0.5f, 1.0f, 0.0f, 1.0f, 1.0f / (1.0f + std::exp(100.0f)), kNaN});
+  check_same(unary<double>(Op::sigmoid, {2.0}), {1.0 / (1.0 + std::exp(-2.0))});
+}
+
+TEST_CASE("interpreter: relu propagates NaN and maps -0.0 to 0.0") {
+  check_same(unary<float>(Op::relu, {-1.0f, 2.5f, -0.0f, 0.0f, kNaN, -kInf, kInf, kDenormMin,
+                                     -kDenormMin}),
+             {0.0f, 2.5f, 0.0f, 0.0f, kNaN, 0.0f, kInf, kDenormMin, 0.0f});
+  check_same(unary<std::int32_t>(Op::relu, {kInt32Min, -1, 0, 5}), {0, 0, 0, 5});
+  check_same(unary<std::int64_t>(Op::relu, {kInt64Max, kInt64Min}), {kInt64Max, 0});
+}
+
+TEST_CASE("interpreter: gelu is (x * 0.5) * (1 + erf(x * (1/sqrt 2)))") {
+  auto got = unary<double>(Op::gelu, {0.0, -0.0, 1.0, -1.0, kInf64, -kInf64, kNaN64});
+  const double inverse_sqrt2 = 0.70710678118654752440;
+  check_same(got, {0.0, -0.0, 1.0 * 0.5 * (1.0 + std::erf(inverse_sqrt2)),
+                   -1.0 * 0.5 * (1.0 + std::erf(-inverse_sqrt2)), kInf64,
+                   kNaN64,  // -inf * 0.5 * (1 + erf(-inf)) = -inf * 0
+                   kNaN64});
+  // gelu(1) = Phi(1) = 0.841344746068542948...
+  CHECK(std::abs(got[2] - 0.8413447460685429) < 2e-16);
+  auto single = unary<float>(Op::gelu, {2.0f});
+  check_same(single, {2.0f * 0.5f * (1.0f + std::erf(2.0f * static_cast<float>(inverse_sqrt2)))});
+}
+
+TEST_CASE("interpreter: gelu_tanh is (0.5 * x) * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))") {
+  auto got = unary<float>(Op::gelu_tanh, {0.0f, -0.0f, 1.0f, kInf, -kInf, kNaN, -10.0f});
+  const float sqrt_2_over_pi = static_cast<float>(0.79788456080286535588);
+  const float cubic = static_cast<float>(0.044715);
+  const float one = 0.5f * 1.0f * (1.0f + std::tanh(sqrt_2_over_pi * (1.0f + cubic * 1.0f)));
+  check_same(got, {0.0f, -0.0f, one, kInf, kNaN, kNaN, -0.0f});
+  // gelu_tanh(1) = 0.8411919906082768 to double precision.
+  CHECK(std::abs(got[2] - 0.84119199f) < 3e-7f);
+}
+
+TEST_CASE("interpreter: silu is x / (1 + exp(-x))") {
+  check_same(unary<float>(Op::silu, {0.0f, -0.0f, 1.0f, kInf, -kInf, -1000.0f, kNaN}),
+             {0.0f, -0.0f, 1.0f / (1.0f + std::exp(-1.0f)), kInf, kNaN, -0.0f, kNaN});
+}
+
+TEST_CASE("interpreter: softplus is x above 20, else log1p(exp(x))") {
+  check_same(unary<float>(Op::softplus, {0.0f, 30.0f, 20.0f, -kInf, kInf, kNaN, -200.0f}),
+             {std::log1p(1.0f), 30.0f, std::log1p(std::exp(20.0f)), 0.0f, kInf, kNaN, 0.0f});
+  check_same(unary<double>(Op::softplus, {20.5, 20.0}), {20.5, std::log1p(std::exp(20.0))});
+}
+
+TEST_CASE("interpreter: logical_not") {
+  check_same(unary<bool>(Op::logical_not, {true, false}), {false, true});
+}
+
+TEST_CASE("interpreter: unary ops on rank-0 and empty tensors") {
+  check_same(evaluate<float>(make_unary(Op::neg, input<float>(Shape{}, {2.0f}))), {-2.0f});
+  Value empty = run({make_unary(Op::exp, input<float>(Shape{0, 3}, {}))}).at(0);
+  CHECK(empty.layout.shape == Shape{0, 3});
+  CHECK(read<float>(empty).empty());
+}
