@@ -1,0 +1,192 @@
+#include "jit_engine.hpp"
+
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <utility>
+
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
+#include <llvm/ExecutionEngine/Orc/ExecutorProcessControl.h>
+#include <llvm/ExecutionEngine/Orc/TaskDispatch.h>
+#include <llvm/ExecutionEngine/Orc/IRCompileLayer.h>
+#include <llvm/ExecutionEngine/Orc/IRTransformLayer.h>
+#include <llvm/ExecutionEngine/Orc/ObjectTransformLayer.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/MC/MCContext.h>
+#include <llvm/Support/SmallVectorMemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+
+#include <tensorjit/codegen/log.hpp>
+#include <tensorjit/error.hpp>
+
+#include "dump_files.hpp"
+#include "pipeline.hpp"
+
+namespace tensorjit::codegen {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string& reported_errors_on_this_thread() {
+  thread_local std::string errors;
+  return errors;
+}
+
+double milliseconds_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+llvm::Error error_from_exception(const std::exception_ptr& failure) {
+  std::string message = "exception in a tensorjit JIT layer";
+  try {
+    std::rethrow_exception(failure);
+  } catch (const std::exception& exception) {
+    message += std::string(": ") + exception.what();
+  } catch (...) {
+  }
+  return llvm::make_error<llvm::StringError>(message, llvm::inconvertibleErrorCode());
+}
+
+// Codegen with a pooled TargetMachine. Safe to call from several threads at once. The object's
+// buffer carries the module's identifier, so the object transform can find the compile session.
+class PooledCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
+ public:
+  PooledCompiler(TargetMachinePool& machines, CompileRegistry& registry)
+      : IRCompiler(llvm::orc::irManglingOptionsFromTargetOptions(machines.builder().getOptions())),
+        machines_(machines),
+        registry_(registry) {}
+
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> operator()(llvm::Module& module) override {
+    const auto start = Clock::now();
+    auto machine = machines_.acquire();
+    if (!machine) return machine.takeError();
+    llvm::SmallVector<char, 0> object;
+    llvm::raw_svector_ostream stream(object);
+    llvm::legacy::PassManager passes;
+    llvm::MCContext* context = nullptr;
+    if ((**machine).addPassesToEmitMC(passes, context, stream))
+      return llvm::make_error<llvm::StringError>("the target cannot emit machine code",
+                                                 llvm::inconvertibleErrorCode());
+    passes.run(module);
+    if (CompileSession* session = registry_.find(module.getModuleIdentifier()))
+      session->codegen_ms = milliseconds_since(start);
+    return std::make_unique<llvm::SmallVectorMemoryBuffer>(
+        std::move(object), module.getModuleIdentifier(), /*RequiresNullTerminator=*/false);
+  }
+
+ private:
+  TargetMachinePool& machines_;
+  CompileRegistry& registry_;
+};
+
+// The IR transform's work on one module, which may throw (file writes, allocation).
+void optimize_with_dumps(llvm::Module& module, TargetMachinePool& machines,
+                         CompileSession* session) {
+  const auto start = Clock::now();
+  if (session && session->dump)
+    write_dump_file(session->dump->folder, session->dump->kernel_name + ".ll", module_text(module));
+  auto machine = machines.acquire();
+  if (!machine) throw InternalError(llvm::toString(machine.takeError()));
+  run_pipeline(module, &**machine, kKernelPipeline);
+  if (session && session->dump)
+    write_dump_file(session->dump->folder, session->dump->kernel_name + ".opt.ll",
+                    module_text(module));
+  if (session) session->optimize_ms = milliseconds_since(start);
+}
+
+}  // namespace
+
+llvm::orc::JITTargetMachineBuilder kernel_target_machine_builder() {
+  auto detected = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!detected)
+    throw InternalError("cannot describe the host CPU to LLVM: " +
+                        llvm::toString(detected.takeError()));
+  detected->setCodeModel(llvm::CodeModel::Small);
+  detected->setCodeGenOptLevel(kKernelCodegenLevel);
+  detected->getOptions().AllowFPOpFusion = llvm::FPOpFusion::Strict;
+  return std::move(*detected);
+}
+
+std::string take_reported_errors() { return std::exchange(reported_errors_on_this_thread(), {}); }
+
+JitEngine& JitEngine::instance() {
+  // Deliberately leaked: see jit.hpp, "Process model".
+  static JitEngine* const engine = new JitEngine();
+  return *engine;
+}
+
+JitEngine::JitEngine() {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::InitializeNativeTargetDisassembler();
+
+  auto target_machine_builder = kernel_target_machine_builder();
+  machines_ = std::make_unique<TargetMachinePool>(target_machine_builder);
+  // In-place dispatch: each compile and link runs on the thread that asked for the kernel (no
+  // thread started per compile, and a failure's report reaches that thread, see
+  // take_reported_errors). Several threads may compile at once: the compile function and the
+  // transforms are thread safe and every module has its own LLVMContext.
+  auto process_control = llvm::orc::SelfExecutorProcessControl::Create(
+      nullptr, std::make_unique<llvm::orc::InPlaceTaskDispatcher>());
+  if (!process_control)
+    throw InternalError("cannot create the JIT's process control: " +
+                        llvm::toString(process_control.takeError()));
+  auto made = llvm::orc::LLJITBuilder()
+                  .setExecutorProcessControl(std::move(*process_control))
+                  .setJITTargetMachineBuilder(target_machine_builder)
+                  .setSupportConcurrentCompilation(true)
+                  .setCompileFunctionCreator([this](llvm::orc::JITTargetMachineBuilder)
+                                                 -> llvm::Expected<std::unique_ptr<
+                                                     llvm::orc::IRCompileLayer::IRCompiler>> {
+                    return std::make_unique<PooledCompiler>(*machines_, registry_);
+                  })
+                  // Kernels have no static constructors: no platform runtime is needed.
+                  .setPlatformSetUp(llvm::orc::setUpInactivePlatform)
+                  .create();
+  if (!made) throw InternalError("cannot create the LLVM JIT: " + llvm::toString(made.takeError()));
+  lljit_ = std::move(*made);
+  // Link errors (an unresolved symbol) reach the reporter, not the failed lookup, which only says
+  // "failed to materialize". Linking runs on the thread that looked up, so a thread-local note
+  // lets that thread's exception carry the real cause.
+  lljit_->getExecutionSession().setErrorReporter([](llvm::Error error) {
+    const std::string message = llvm::toString(std::move(error));
+    logger().debug("LLVM JIT reported: {}", message);
+    auto& reported = reported_errors_on_this_thread();
+    reported += (reported.empty() ? "" : "; ") + message;
+  });
+  install_transforms();
+}
+
+void JitEngine::install_transforms() {
+  lljit_->getIRTransformLayer().setTransform(
+      [this](llvm::orc::ThreadSafeModule module, llvm::orc::MaterializationResponsibility&)
+          -> llvm::Expected<llvm::orc::ThreadSafeModule> {
+        std::exception_ptr failure;
+        module.withModuleDo([&](llvm::Module& inner) {
+          CompileSession* session = registry_.find(inner.getModuleIdentifier());
+          try {
+            optimize_with_dumps(inner, *machines_, session);
+          } catch (...) {
+            failure = std::current_exception();
+            if (session) session->failure = failure;
+          }
+        });
+        if (failure) return error_from_exception(failure);
+        return module;
+      });
+  lljit_->getObjTransformLayer().setTransform(
+      [this](std::unique_ptr<llvm::MemoryBuffer> object)
+          -> llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> {
+        CompileSession* session = registry_.find(object->getBufferIdentifier().str());
+        if (!session) return object;
+        try {
+          session->object.assign(object->getBufferStart(), object->getBufferSize());
+        } catch (...) {
+          session->failure = std::current_exception();
+          return error_from_exception(session->failure);
+        }
+        return object;
+      });
+}
+
+}  // namespace tensorjit::codegen

@@ -1,0 +1,31 @@
+// The optimization applied to every kernel and the codegen level: fixed for the process, and part
+// of the disk cache key. docs/codegen.md has the measurements behind the choice.
+#pragma once
+
+#include <string_view>
+
+#include <llvm/IR/Module.h>
+#include <llvm/Support/CodeGen.h>
+#include <llvm/Target/TargetMachine.h>
+
+namespace tensorjit::codegen {
+
+enum class Pipeline {
+  none,            // no IR pass at all
+  instcombine_simplifycfg,  // function(instcombine, simplifycfg): the one the JIT uses
+  o1,
+  o2,
+};
+
+inline constexpr Pipeline kKernelPipeline = Pipeline::instcombine_simplifycfg;
+inline constexpr llvm::CodeGenOptLevel kKernelCodegenLevel = llvm::CodeGenOptLevel::Default;
+
+std::string_view pipeline_name(Pipeline pipeline);
+std::string_view codegen_level_name(llvm::CodeGenOptLevel level);
+
+// Runs `pipeline` over `module` with the new pass manager. Loop unrolling and LLVM's vectorizers
+// are off in every pipeline: kernels unroll and vectorize themselves, lane-independently. `target_machine` (may be null) supplies the cost model.
+// Never adds fast-math flags, so the result computes the same bits as the input.
+void run_pipeline(llvm::Module& module, llvm::TargetMachine* target_machine, Pipeline pipeline);
+
+}  // namespace tensorjit::codegen
