@@ -1,0 +1,61 @@
+// Fused elementwise loop kernels: the contract between the fusion plan (ir/, runtime/) and the
+// lowering to LLVM IR (codegen/src/lower_loop*.cpp). LLVM-free.
+//
+// A kernel is an expression graph of elementwise ops (ops.def categories unary, binary, ternary)
+// whose leaves are `input` nodes and `constant` nodes, all of one shape: the iteration domain.
+// Views were folded into the inputs' layouts before (no movement op reaches a kernel). Its outputs
+// are the graph's outputs, each written contiguously over the domain.
+//
+// The compiled function walks the row-major flat range [begin, end) of the domain:
+//   element i, with multi-index (i_0, ..., i_{rank-1}), reads input k at
+//     inputs[k] + sum_d i_d * input_strides[k * kMaxLoopRank + d]   (in elements of its dtype)
+//   and writes output j at outputs[j] + i.
+// Sizes and strides are run-time arguments: a new size or stride does not recompile; only the
+// inner-axis access class of each input (below) is part of the kernel's key. The inner axis is
+// processed in explicit vectors of the target width, unrolled; the tail of a row computes the same
+// bits as the vector body (elementwise code is lane independent). Any split of the range across
+// threads gives the same bits.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <tensorjit/codegen/jit.hpp>
+#include <tensorjit/ir/graph.hpp>
+
+namespace tensorjit::codegen {
+
+inline constexpr int kMaxLoopRank = 8;
+
+// How an input is read along the innermost axis of the domain.
+enum class InnerAccess : std::uint8_t {
+  contiguous,  // stride 1: vector loads
+  broadcast,   // stride 0: one scalar load, splat
+  strided,     // any other stride: scalar loads assembled into a vector
+};
+
+struct LoopArgs {
+  std::int64_t rank;                       // 1..kMaxLoopRank (a rank-0 domain is passed as [1])
+  std::int64_t shape[kMaxLoopRank];        // extents, row-major
+  const void* const* inputs;               // one base pointer per input, in LoopKernelSpec order
+  const std::int64_t* input_strides;       // inputs x kMaxLoopRank, in elements
+  void* const* outputs;                    // one contiguous buffer per output
+};
+
+using LoopFunction = void(const LoopArgs* args, std::int64_t begin, std::int64_t end);
+
+struct LoopKernelSpec {
+  ir::Graph expression;                      // outputs = the kernel's outputs
+  std::vector<ir::NodePtr> inputs;           // the graph's `input` leaves, in argument order
+  std::vector<InnerAccess> access;           // one per input
+};
+
+// The structural key: ops, dtypes, constants (bitwise), the wiring of the DAG, input order and
+// access classes. No sizes, strides or buffer identities.
+std::string loop_kernel_key(const LoopKernelSpec& spec);
+
+// Compiles (or finds in the Jit's caches) the kernel; the handle's address is a LoopFunction.
+KernelHandle compile_loop_kernel(Jit& jit, const LoopKernelSpec& spec, const DumpRequest* dump = nullptr);
+
+}  // namespace tensorjit::codegen
