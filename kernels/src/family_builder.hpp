@@ -8,6 +8,7 @@
 #include "kernel_family.hpp"
 #include "micro_kernel.hpp"
 #include "simd.hpp"
+#include "unpacked_gemm.hpp"
 
 namespace tensorjit::kernels {
 namespace {
@@ -34,6 +35,8 @@ constexpr detail::KernelFamily build_family(const char* instruction_set) {
       Double::blocking,
       &gemm_five_loops<float, typename Float::Kernel>,
       &gemm_five_loops<double, typename Double::Kernel>,
+      &unpacked_gemm<float, typename Float::Vector, Float::row.mr, Float::row.nr>,
+      &unpacked_gemm<double, typename Double::Vector, Double::row.mr, Double::row.nr>,
   };
 }
 

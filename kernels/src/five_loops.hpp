@@ -35,6 +35,19 @@ void zero_region_and_finish(const detail::RegionProblem<T>& problem) {
                      problem.m, problem.n, problem.batch);
 }
 
+// Brings the next tile of C towards L1 while the current one computes: the micro-kernel loads C
+// before its first FMA (a later KC block continues the stored chain), so a miss there would stall.
+template <int MR, int NR, class T>
+[[gnu::always_inline]] inline void prefetch_next_tile(const detail::RegionProblem<T>& problem, std::int64_t row,
+                                                      std::int64_t col, std::int64_t row_end, std::int64_t col_end) {
+  if (row >= row_end || col >= col_end) return;
+  const T* c_tile = problem.c + row * problem.c_row_stride + col;
+  const std::int64_t rows = row_end - row < MR ? row_end - row : MR;
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (int j = 0; j < NR; j += 64 / static_cast<int>(sizeof(T)))
+      __builtin_prefetch(c_tile + r * problem.c_row_stride + j, 1, 3);
+}
+
 // The 2nd and 1st loops over one packed A block and one packed B block.
 template <class T, class Kernel>
 void macro_kernel(const detail::RegionProblem<T>& problem, std::int64_t ic, std::int64_t jc, std::int64_t mc,
@@ -51,6 +64,8 @@ void macro_kernel(const detail::RegionProblem<T>& problem, std::int64_t ic, std:
       const std::int64_t row = ic + ir;
       const std::int64_t col = jc + jr;
       T* c_tile = problem.c + row * ldc + col;
+      prefetch_next_tile<MR, NR>(problem, ic + ir + MR < ic + mc ? row + MR : ic, ir + MR < mc ? col : col + NR, ic + mc,
+                                 jc + nc);
       run_tile<Kernel>(kc, packed_a + ir * kc, b_panel, c_tile, ldc, rows, cols, accumulate);
       if (last_block && problem.epilogue != nullptr)
         problem.epilogue(problem.epilogue_context, c_tile, ldc, problem.row0 + row, problem.col0 + col, rows, cols,

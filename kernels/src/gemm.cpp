@@ -59,6 +59,26 @@ RegionFunction<T> packed_function(const KernelFamily& family) {
   else return family.double_packed;
 }
 
+template <class T>
+RegionFunction<T> unpacked_function(const KernelFamily& family) {
+  if constexpr (sizeof(T) == 4) return family.float_unpacked;
+  else return family.double_unpacked;
+}
+
+// The unpacked path (unpacked_gemm.hpp) reads A and B in place. It wins whenever packing is not
+// repaid: small and skinny products (a tile of mostly padding, or too few uses of each packed
+// panel), and more generally whenever A fits in L2, because every column block of C re-reads A and
+// the re-reads then come from L2 anyway. It needs B's rows contiguous (vector loads in place).
+// Measured crossover (docs/gemm.md): A of 1 MiB, the L2 of one core.
+constexpr std::int64_t unpacked_path_a_bytes = std::int64_t{1} << 20;
+
+template <class T>
+bool takes_unpacked_path(const GemmArgs<T>& args, const Blocking& blocking, const GemmOptions& options) {
+  if (!options.allow_unpacked_path || args.k == 0 || args.b.col_stride != 1) return false;
+  if (args.m <= blocking.mr) return true;  // one row block: B is read once, in place beats packing it
+  return args.m * args.k * static_cast<std::int64_t>(sizeof(T)) <= unpacked_path_a_bytes;
+}
+
 // A 64-byte aligned scratch buffer. Each thread keeps one between calls (page faults on a fresh
 // megabyte would cost as much as a small product), taken out of its slot while a task uses it so
 // that a nested call on the same thread gets its own.
@@ -89,6 +109,7 @@ struct Plan {
   const GemmArgs<T>* args = nullptr;
   Blocking blocking{};
   RegionFunction<T> region_function = nullptr;
+  bool unpacked_path = false;
   std::int64_t row_parts = 1, col_parts = 1;
   std::int64_t row_chunk = 0, col_chunk = 0;
 };
@@ -124,7 +145,9 @@ void run_task(const Plan<T>& plan, std::int64_t index) {
 
   std::unique_ptr<Workspace> workspace = std::move(cached_workspace);
   if (!workspace) workspace = std::make_unique<Workspace>();
-  const std::int64_t elements = detail::workspace_elements<T>(plan.blocking, region.m, region.n, region.k);
+  const std::int64_t elements = plan.unpacked_path
+                                     ? detail::unpacked_workspace_elements(plan.blocking, region.k)
+                                     : detail::workspace_elements<T>(plan.blocking, region.m, region.n, region.k);
   region.workspace = static_cast<T*>(workspace->reserve(static_cast<std::size_t>(elements) * sizeof(T)));
   plan.region_function(region);
   cached_workspace = std::move(workspace);
@@ -185,7 +208,8 @@ void gemm_typed(const GemmArgs<T>& args, const GemmOptions& options) {
   Plan<T> plan;
   plan.args = &args;
   plan.blocking = resolve_blocking(table_blocking<T>(family), options);
-  plan.region_function = packed_function<T>(family);
+  plan.unpacked_path = takes_unpacked_path(args, plan.blocking, options);
+  plan.region_function = plan.unpacked_path ? unpacked_function<T>(family) : packed_function<T>(family);
 
   const ParallelFor& parallel_for = options.parallel_for;
   const std::int64_t work = args.batch * args.m * args.n * std::max<std::int64_t>(args.k, 1);

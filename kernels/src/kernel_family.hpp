@@ -41,9 +41,12 @@ struct KernelFamily {
   Blocking float_blocking{}, double_blocking{};
   RegionFunction<float> float_packed = nullptr;
   RegionFunction<double> double_packed = nullptr;
-  RegionFunction<float> float_small = nullptr;
-  RegionFunction<double> double_small = nullptr;
+  RegionFunction<float> float_unpacked = nullptr;
+  RegionFunction<double> double_unpacked = nullptr;
 };
+
+// Workspace of the unpacked path: one zero-padded k x NR copy of B's last columns.
+inline std::int64_t unpacked_workspace_elements(const Blocking& blocking, std::int64_t k) { return k * blocking.nr; }
 
 // vector_bits is 128, 256 or 512.
 const KernelFamily& portable_family(int vector_bits);

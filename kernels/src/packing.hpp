@@ -12,27 +12,53 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
+
+#include "simd.hpp"
+#include "transpose.hpp"
 
 namespace tensorjit::kernels {
 namespace {
 
 using UnitStride = std::integral_constant<std::int64_t, 1>;
 
+// A full panel whose steps are contiguous and lanes far apart (row-major A, column-major B): L x L
+// blocks are loaded along the steps, transposed in registers and stored along the lanes.
+template <int W, class T>
+[[gnu::always_inline]] inline void pack_full_panel_transposing(std::int64_t steps, const T* source,
+                                                               std::int64_t lane_stride, T* panel) {
+  constexpr int L = 32 / static_cast<int>(sizeof(T));
+  using V = typename VectorOf<T, 32>::type;
+  std::int64_t p = 0;
+  for (; p + L <= steps; p += L) {
+#pragma GCC unroll 8
+    for (int first_lane = 0; first_lane < W; first_lane += L) {
+      const int lanes_here = W - first_lane < L ? W - first_lane : L;
+      V block[L];
+#pragma GCC unroll 16
+      for (int i = 0; i < L; ++i)
+        block[i] = i < lanes_here ? load_vector<V>(source + (first_lane + i) * lane_stride + p) : broadcast<V, T>(T(0));
+      transpose_block<V, T>(block);
+#pragma GCC unroll 16
+      for (int i = 0; i < L; ++i) std::memcpy(panel + (p + i) * W + first_lane, &block[i], lanes_here * sizeof(T));
+    }
+  }
+  for (; p < steps; ++p)
+#pragma GCC unroll 64
+    for (int lane = 0; lane < W; ++lane) panel[p * W + lane] = source[lane * lane_stride + p];
+}
+
 // One full or partial panel. LaneStride / StepStride are std::int64_t or UnitStride, so the
-// contiguous cases compile to straight copies the compiler vectorizes.
+// contiguous cases compile to vector copies.
 template <int W, class T, class LaneStride, class StepStride>
 [[gnu::always_inline]] inline void pack_panel(std::int64_t steps, int width, const T* source, LaneStride lane_stride,
                                               StepStride step_stride, T* panel) {
   if (width == W) {
     if constexpr (std::is_same_v<StepStride, UnitStride>) {
-      // Lanes are far apart, steps contiguous (e.g. A row-major): walk each lane's row, so every
-      // source line is read once, and scatter into the panel's column.
-#pragma GCC unroll 4
-      for (int lane = 0; lane < W; ++lane) {
-        const T* lane_source = source + lane * lane_stride;
-        for (std::int64_t p = 0; p < steps; ++p) panel[p * W + lane] = lane_source[p];
-      }
+      pack_full_panel_transposing<W>(steps, source, lane_stride, panel);
+    } else if constexpr (std::is_same_v<LaneStride, UnitStride>) {
+      for (std::int64_t p = 0; p < steps; ++p) std::memcpy(panel + p * W, source + p * step_stride, W * sizeof(T));
     } else {
       for (std::int64_t p = 0; p < steps; ++p) {
         const T* step_source = source + p * step_stride;

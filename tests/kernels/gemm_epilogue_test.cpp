@@ -86,13 +86,16 @@ TEST_CASE_TEMPLATE("the epilogue sees every element exactly once, with its final
     check_epilogue<T>(29, 37, 0, 2, options);
     check_epilogue<T>(31, 67, 23, 2, options);
     check_epilogue<T>(5, 3, 40, 1, options);
+    options.allow_unpacked_path = false;
     options.kc = 10;
     options.mc = 1;
     options.nc = 1;
     check_epilogue<T>(45, 70, 25, 1, options);
+    check_epilogue<T>(29, 37, 0, 2, options);
+    options.allow_unpacked_path = true;
     options.parallel_for = parallel_for_with(two_threads);
     check_epilogue<T>(97, 83, 41, 3, options);
-    options.allow_small_path = false;
+    options.allow_unpacked_path = false;
     check_epilogue<T>(61, 5, 100, 2, options);
   }
 }

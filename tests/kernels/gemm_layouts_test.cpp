@@ -19,7 +19,7 @@ TEST_CASE_TEMPLATE("every layout of A and B matches the reference at every width
         p.b_layout = b_layout;
         p.c_padding = 3;
         CHECK(matches_reference<T>(p, options));
-        options.allow_small_path = false;
+        options.allow_unpacked_path = false;
         options.kc = 8;
         CHECK(matches_reference<T>(p, options));
         Problem skinny = p;

@@ -33,33 +33,37 @@ TEST_CASE_TEMPLATE("gemm matches the reference on sizes 0, 1 and primes", T, flo
 TEST_CASE_TEMPLATE("every edge-tile remainder of every tile shape matches the reference", T, float, double) {
   for (tk::InstructionSet set : supported_instruction_sets()) {
     for (int bits : all_widths) {
-      tk::GemmOptions options;
-      options.instruction_set = set;
-      options.vector_bits = bits;
-      options.allow_small_path = false;
-      const tk::KernelInfo kernel = describe_kernel<T>(options);
-      CAPTURE(kernel.instruction_set);
-      CAPTURE(bits);
-      for (std::int64_t m = 1; m <= 2 * kernel.mr + 1; ++m) {
-        Problem p;
-        p.m = m;
-        p.n = kernel.nr + 1 + m % kernel.nr;
-        p.k = 1 + m % 4;
-        CHECK(matches_reference<T>(p, options));
-      }
-      for (std::int64_t n = 1; n <= 2 * kernel.nr + 1; ++n) {
-        Problem p;
-        p.m = kernel.mr + 1 + n % kernel.mr;
-        p.n = n;
-        p.k = 3;
-        CHECK(matches_reference<T>(p, options));
+      for (bool unpacked : {false, true}) {
+        tk::GemmOptions options;
+        options.instruction_set = set;
+        options.vector_bits = bits;
+        options.allow_unpacked_path = unpacked;
+        const tk::KernelInfo kernel = describe_kernel<T>(options);
+        CAPTURE(kernel.instruction_set);
+        CAPTURE(bits);
+        CAPTURE(unpacked);
+        for (std::int64_t m = 1; m <= 2 * kernel.mr + 1; ++m) {
+          Problem p;
+          p.m = m;
+          p.n = kernel.nr + 1 + m % kernel.nr;
+          p.k = 1 + m % 4;
+          CHECK(matches_reference<T>(p, options));
+        }
+        for (std::int64_t n = 1; n <= 2 * kernel.nr + 1; ++n) {
+          Problem p;
+          p.m = kernel.mr + 1 + n % kernel.mr;
+          p.n = n;
+          p.k = 3;
+          CHECK(matches_reference<T>(p, options));
+        }
       }
     }
   }
 }
 
 TEST_CASE_TEMPLATE("the native default blocking's MC, KC and NC boundaries match the reference", T, float, double) {
-  const tk::GemmOptions options;
+  tk::GemmOptions options;
+  options.allow_unpacked_path = false;  // these sizes would otherwise skip packing and blocking
   const tk::KernelInfo kernel = describe_kernel<T>(options);
   for (std::int64_t delta : {-1, 0, 1}) {
     Problem rows;
@@ -87,6 +91,7 @@ TEST_CASE_TEMPLATE("several blocks in every dimension match the reference at eve
       options.instruction_set = set;
       options.vector_bits = bits;
       const tk::KernelInfo table = describe_kernel<T>(options);
+      options.allow_unpacked_path = false;
       options.mc = 2 * table.mr;
       options.kc = 7;
       options.nc = 2 * table.nr;
@@ -114,6 +119,7 @@ TEST_CASE_TEMPLATE("one and two threads give the reference's bits at every width
       options.vector_bits = bits;
       options.parallel_for = parallel_for_with(threads);
       for (const Problem& p : shapes) CHECK(matches_reference<T>(p, options));
+      options.allow_unpacked_path = false;
       options.mc = 3 * describe_kernel<T>(options).mr;
       options.kc = 11;
       for (const Problem& p : shapes) CHECK(matches_reference<T>(p, options));

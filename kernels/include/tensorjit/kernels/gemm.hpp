@@ -87,8 +87,9 @@ struct GemmOptions {
   // Cache blocking override for tests and tuning; 0 keeps the per-ISA table (docs/gemm.md).
   // mc is rounded up to a multiple of MR and nc to a multiple of NR.
   std::int64_t mc = 0, kc = 0, nc = 0;
-  // Allow the unpacked small-product path (docs/gemm.md); off forces the packed five loops.
-  bool allow_small_path = true;
+  // Allow the unpacked path for small, skinny and L2-sized products (docs/gemm.md); false forces
+  // the packed five loops (tests use it to cover both).
+  bool allow_unpacked_path = true;
 };
 
 // One (batched) product: C[b] = A[b]·B[b] for b in [0, batch), A[b] m×k, B[b] k×n, C[b] m×n.

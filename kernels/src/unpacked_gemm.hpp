@@ -1,0 +1,86 @@
+// The unpacked path: A and B read in place (B's rows must be contiguous), no packing. The driver
+// takes it for small and skinny products and whenever A fits in L2 (the rule and its measurements:
+// gemm.cpp, docs/gemm.md).
+//
+//   for jr in n step NR                 (column blocks of B and C)
+//     B columns of a partial block: copied once into a zero-padded k x NR buffer
+//     for ir in m step MR               (row blocks; the last one split into 8, 4, 2, 1 rows)
+//       unpacked kernel over all of k, then the epilogue on that tile
+//
+// No KC blocking: each tile's chains run over all of k at once, so every element is one FMA chain
+// in increasing k and C is written once.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "kernel_family.hpp"
+#include "unpacked_kernel.hpp"
+
+namespace tensorjit::kernels {
+namespace {
+
+// One column block [col, col + cols) of NV vectors for rows [0, m), `b` already readable at
+// NV*lanes columns per row with row stride b_row_stride.
+template <class T, class V, int MR, int NV>
+void unpacked_column_block(const detail::RegionProblem<T>& problem, std::int64_t col, int cols, const T* b,
+                        std::int64_t b_row_stride) {
+  constexpr int width = UnpackedKernel<T, V, 1, NV>::columns;
+  const std::int64_t ldc = problem.c_row_stride;
+  const bool full_width = cols == width;
+  alignas(64) T tile[MR * width];
+  // Runs a ROWS-row kernel at `row`, through the temporary when the block is narrower than NV vectors.
+  auto rows_at = [&](auto rows_constant, std::int64_t row) {
+    constexpr int ROWS = decltype(rows_constant)::value;
+    const T* a = problem.a + row * problem.a_row_stride;
+    T* c = problem.c + row * ldc + col;
+    if (full_width) {
+      UnpackedKernel<T, V, ROWS, NV>::run(problem.k, a, problem.a_row_stride, problem.a_col_stride, b, b_row_stride,
+                                          c, ldc);
+    } else {
+      UnpackedKernel<T, V, ROWS, NV>::run(problem.k, a, problem.a_row_stride, problem.a_col_stride, b, b_row_stride,
+                                          tile, width);
+      for (int r = 0; r < ROWS; ++r) std::memcpy(c + r * ldc, tile + r * width, cols * sizeof(T));
+    }
+    if (problem.epilogue != nullptr)
+      problem.epilogue(problem.epilogue_context, c, ldc, problem.row0 + row, problem.col0 + col, ROWS, cols,
+                       problem.batch);
+  };
+  std::int64_t row = 0;
+  for (; row + MR <= problem.m; row += MR) rows_at(std::integral_constant<int, MR>{}, row);
+  if constexpr (MR > 8) {
+    if (problem.m - row >= 8) rows_at(std::integral_constant<int, 8>{}, row), row += 8;
+  }
+  if constexpr (MR > 4) {
+    if (problem.m - row >= 4) rows_at(std::integral_constant<int, 4>{}, row), row += 4;
+  }
+  if (problem.m - row >= 2) rows_at(std::integral_constant<int, 2>{}, row), row += 2;
+  if (problem.m - row >= 1) rows_at(std::integral_constant<int, 1>{}, row);
+}
+
+// Region function of the unpacked path. Requires b_col_stride == 1, k >= 1 and a workspace of
+// unpacked_workspace_elements() values.
+template <class T, class V, int MR, int NR>
+void unpacked_gemm(const detail::RegionProblem<T>& problem) {
+  constexpr int lanes = lanes_of<V, T>;
+  constexpr int NV = NR / lanes;
+  const std::int64_t n = problem.n, k = problem.k;
+  std::int64_t col = 0;
+  for (; col + NR <= n; col += NR)
+    unpacked_column_block<T, V, MR, NV>(problem, col, NR, problem.b + col, problem.b_row_stride);
+  if (col == n) return;
+  // The last columns: copy them zero padded so the kernel's full-vector loads stay in bounds.
+  const int cols = static_cast<int>(n - col);
+  const int width = cols <= lanes ? lanes : NR;
+  T* padded = problem.workspace;
+  for (std::int64_t p = 0; p < k; ++p) {
+    std::memcpy(padded + p * width, problem.b + p * problem.b_row_stride + col, cols * sizeof(T));
+    std::fill(padded + p * width + cols, padded + (p + 1) * width, T(0));
+  }
+  if (width == lanes) unpacked_column_block<T, V, MR, 1>(problem, col, cols, padded, width);
+  else unpacked_column_block<T, V, MR, NV>(problem, col, cols, padded, width);
+}
+
+}  // namespace
+}  // namespace tensorjit::kernels

@@ -1,0 +1,54 @@
+// The kernel of the unpacked path: like the micro-kernel, but it reads A and B in place instead of
+// from packed panels, for the products where packing costs more than it saves (docs/gemm.md).
+//
+// Contract
+//  - ROWS x (NV * lanes) tile of C, from +0: c[r][j] = fma chain over p = 0 .. k-1 in increasing
+//    order of a[r, p] * b[p, j] — the same chain as the reference, so the bits are the same;
+//  - A is read at a[r * a_row_stride + p * a_col_stride] (any strides);
+//  - B's rows are contiguous: b[p * b_row_stride + j] for j < NV * lanes, all readable;
+//  - c is a full tile, row stride ldc, column stride 1.
+#pragma once
+
+#include <cstdint>
+
+#include "simd.hpp"
+
+namespace tensorjit::kernels {
+namespace {
+
+template <class T, class V, int ROWS, int NV>
+struct UnpackedKernel {
+  static constexpr int lanes = lanes_of<V, T>;
+  static constexpr int columns = NV * lanes;
+
+  [[gnu::noinline]] static void run(std::int64_t k, const T* a, std::int64_t a_row_stride, std::int64_t a_col_stride,
+                                    const T* b, std::int64_t b_row_stride, T* c, std::int64_t ldc) {
+    V acc[ROWS][NV];
+#pragma GCC unroll 32
+    for (int r = 0; r < ROWS; ++r)
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) acc[r][v] = broadcast<V, T>(T(0));
+    const T* a_row[ROWS];
+#pragma GCC unroll 32
+    for (int r = 0; r < ROWS; ++r) a_row[r] = a + r * a_row_stride;
+    for (std::int64_t p = 0; p < k; ++p) {
+      V b_row[NV];
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) b_row[v] = load_vector<V>(b + v * lanes);
+#pragma GCC unroll 32
+      for (int r = 0; r < ROWS; ++r) {
+        const V a_value = broadcast<V, T>(a_row[r][p * a_col_stride]);
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) acc[r][v] = fused_multiply_add<T, V>(a_value, b_row[v], acc[r][v]);
+      }
+      b += b_row_stride;
+    }
+#pragma GCC unroll 32
+    for (int r = 0; r < ROWS; ++r)
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) store_vector(c + r * ldc + v * lanes, acc[r][v]);
+  }
+};
+
+}  // namespace
+}  // namespace tensorjit::kernels
