@@ -1,10 +1,10 @@
-// matmul: [..., m, k] x [..., k, n] -> [..., m, n] with equal batch shapes (the API broadcasts batch
-// axes with expand, so the operands may have zero strides).
+// matmul: [..., m, k] x [..., k, n] -> [..., m, n] with equal batch shapes (the API broadcasts
+// batch axes with expand, so the operands may have zero strides).
 //
 // Each output element is ONE chain over k in increasing order, starting from +0 (the GEMM's
 // contract, DESIGN.md contract 3):
-//   floats:   acc = +0; for p in 0..k: acc = fma(a[i, p], b[p, j], acc)   (std::fma, one rounding each)
-//   integers: acc = 0;  for p in 0..k: acc = acc + a[i, p] * b[p, j]      (wrapping)
+//   floats:   acc = +0; for p in 0..k: acc = fma(a[i, p], b[p, j], acc)  (std::fma: one rounding)
+//   integers: acc = 0;  for p in 0..k: acc = acc + a[i, p] * b[p, j]     (wrapping)
 // so k == 0 gives +0, and a chain of products that are all -0.0 gives +0.0.
 #include <algorithm>
 #include <array>

@@ -1,22 +1,22 @@
 // Reductions over a set of axes, and argmax/argmin over one axis.
 //
 // The input's axes split into kept axes (the result's, in order; with keepdims the result also has
-// extent-1 axes in place of the reduced ones, which does not change the row-major order) and reduced
-// axes. For each kept index, in row-major order, the reduced elements are gathered in row-major order
-// of their indices and combined by combine_in_order: that function alone defines the order of the
-// arithmetic (DESIGN.md contract 3). Both reduction modes (strict and fast) use it here.
+// extent-1 axes in place of the reduced ones, which does not change the row-major order) and
+// reduced axes. For each kept index, in row-major order, the reduced elements are gathered in
+// row-major order of their indices and combined by combine_in_order: that function alone defines
+// the order of the arithmetic (DESIGN.md contract 3). Both modes (strict, fast) use it here.
 //
-//   reduce_sum   bool and integers accumulate in i64 (wrapping), floats in their own dtype; empty: 0
-//   reduce_prod  likewise; empty: 1
+//   reduce_sum   bool and integers accumulate in i64 (wrapping), floats in their own dtype; empty 0
+//   reduce_prod  likewise; empty 1
 //   reduce_max   maximum (scalar_ops.hpp): the first NaN met propagates, on ties the first element
-//   reduce_min   (so max of [-0.0, 0.0] is -0.0); bool: any / all. Empty: throws Error
-//   reduce_any   empty: false
-//   reduce_all   empty: true
-//   argmax       i64 index along the one axis of the first maximum; NaN counts as the maximum, so the
-//   argmin       first NaN wins (numpy). Empty: throws Error
+//   reduce_min   wins (max of [-0.0, 0.0] is -0.0); bool: any / all. Empty: Error
+//   reduce_any   empty false
+//   reduce_all   empty true
+//   argmax       i64 index along the one axis of the first maximum; NaN counts as the maximum, so
+//   argmin       the first NaN wins (numpy). Empty: Error
 //
-// "Empty" means a reduction over no elements that must give a value: an input like [3, 0] reduced
-// over axis 1. Reducing [0, 3] over axis 1 gives an empty result and is fine (numpy, PyTorch).
+// "Empty" is a reduced axis of extent 0: Node::make already rejects it for max, min, argmax and
+// argmin (there is no identity); the interpreter checks again before it would read nothing.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -189,8 +189,9 @@ Value evaluate_reduce(const Node& node, const Value& input) {
   TJ_INTERNAL_CHECK((op != Op::argmax && op != Op::argmin) || attr.axes.size() == 1)
       << "interpreter: " << op_name(op) << " takes one axis, not " << attr.axes.size();
   TJ_CHECK(!(needs_an_element(op) && reduced_count == 0 && kept_count > 0))
-      << op_name(op) << ": cannot reduce " << dtype_name(input.dtype) << shape_str(input.layout.shape)
-      << " over axes " << shape_str(Shape(attr.axes.begin(), attr.axes.end()))
+      << op_name(op) << ": cannot reduce " << dtype_name(input.dtype)
+      << shape_str(input.layout.shape) << " over axes "
+      << shape_str(Shape(attr.axes.begin(), attr.axes.end()))
       << ", which hold no elements: the result is undefined";
   TJ_INTERNAL_CHECK(node.dtype() == reduce_result_dtype(op, input.dtype) &&
                     node.numel() == kept_count)

@@ -1,4 +1,4 @@
-// evaluate_scalar: ScalarOp<op> on Scalar values, dispatched through a table generated from ops.def.
+// evaluate_scalar: ScalarOp<op> on Scalar values, through a table generated from ops.def.
 #include <tensorjit/ir/scalar_ops.hpp>
 
 #include <array>

@@ -22,7 +22,8 @@ struct StridedOperand {
 // Calls visit(offsets) once per index of `shape` in row-major order, offsets[n] being the element
 // offset of that index in operands[n]. Visits nothing when an extent is 0, once for rank 0.
 template <std::size_t N, typename Visit>
-void walk_strided(const Shape& shape, const std::array<StridedOperand, N>& operands, Visit&& visit) {
+void walk_strided(const Shape& shape, const std::array<StridedOperand, N>& operands,
+                  Visit&& visit) {
   for (std::int64_t extent : shape) {
     if (extent == 0) return;
   }

@@ -21,7 +21,8 @@ TEST_CASE("interpreter: add, sub and mul: IEEE floats, no flush to zero, wrappin
 
   check_same(binary<double>(Op::sub, {0.0, -0.0, kInf64, 1.0}, {0.0, 0.0, kInf64, 0.25}),
              {0.0, -0.0, kNaN64, 0.75});
-  check_same(binary<i32>(Op::sub, {kInt32Min, 0, 3}, {1, kInt32Min, 5}), {kInt32Max, kInt32Min, -2});
+  check_same(binary<i32>(Op::sub, {kInt32Min, 0, 3}, {1, kInt32Min, 5}),
+             {kInt32Max, kInt32Min, -2});
 
   // FLT_MIN * 0.5 is a subnormal (no flush to zero); denorm_min * 0.5 is a tie that rounds to 0.
   const float float_min = std::numeric_limits<float>::min();
@@ -126,7 +127,8 @@ TEST_CASE("interpreter: where selects without touching the bits") {
   check_same(evaluate<float>(where(condition, a, b)), {-0.0f, -0.0f, kNaN, kNaN});
   auto ints = where(input<bool>({false, true}), input<i64>({kInt64Min, 1}), input<i64>({7, 8}));
   check_same(evaluate<i64>(ints), {7, 1});
-  auto bools = where(input<bool>({false, true}), input<bool>({true, true}), input<bool>({false, false}));
+  auto bools =
+      where(input<bool>({false, true}), input<bool>({true, true}), input<bool>({false, false}));
   check_same(evaluate<bool>(bools), {false, true});
 }
 

@@ -13,10 +13,10 @@ using i64 = std::int64_t;
 
 TEST_CASE("interpreter: float -> int truncates toward zero and saturates, NaN -> 0") {
   // 2147483520 is the largest float below 2^31; 2^31 itself is out of range.
-  check_same(cast<i32, float>({2.9f, -2.9f, -0.0f, kNaN, kInf, -kInf, 3e9f, -3e9f, 2147483520.0f,
-                               2147483648.0f, -2147483648.0f}),
-             {2, -2, 0, 0, kInt32Max, kInt32Min, kInt32Max, kInt32Min, 2147483520, kInt32Max,
-              kInt32Min});
+  check_same(
+      cast<i32, float>({2.9f, -2.9f, -0.0f, kNaN, kInf, -kInf, 3e9f, -3e9f, 2147483520.0f,
+                        2147483648.0f, -2147483648.0f}),
+      {2, -2, 0, 0, kInt32Max, kInt32Min, kInt32Max, kInt32Min, 2147483520, kInt32Max, kInt32Min});
   check_same(cast<i32, double>({2147483647.9, -2147483648.9, 1e300, -kNaN64, -2147483647.5}),
              {kInt32Max, kInt32Min, kInt32Max, 0, -2147483647});
   // 9223372036854774784 is the largest double below 2^63.

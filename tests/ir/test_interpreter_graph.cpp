@@ -23,7 +23,8 @@ TEST_CASE("interpreter: a constant is one element seen through zero strides") {
              {kInt64Min, kInt64Min});
   check_same(evaluate<bool>(make_constant(DType::boolean, {}, Scalar::of_int(DType::boolean, 1))),
              {true});
-  check_same(evaluate<double>(make_constant(DType::f64, {1}, Scalar::of(DType::f64, -0.0))), {-0.0});
+  check_same(evaluate<double>(make_constant(DType::f64, {1}, Scalar::of(DType::f64, -0.0))),
+             {-0.0});
   auto sum = make_binary(Op::add, input<i32>({1, 2}),
                          make_constant(DType::i32, {2}, Scalar::of_int(DType::i32, kInt32Max)));
   check_same(evaluate<i32>(sum), {kInt32Min, kInt32Min + 1});
@@ -43,7 +44,8 @@ TEST_CASE("interpreter: iota is start + i * step in double, converted as cast co
 TEST_CASE("interpreter: several outputs share the nodes they have in common") {
   auto x = input<float>({0.0f, 1.0f, -2.0f});
   auto e = make_unary(Op::exp, x);
-  auto plus_one = make_binary(Op::add, e, make_constant(DType::f32, {3}, Scalar::of(DType::f32, 1)));
+  auto plus_one =
+      make_binary(Op::add, e, make_constant(DType::f32, {3}, Scalar::of(DType::f32, 1)));
   auto twice = make_binary(Op::mul, e, e);
   auto total = make_reduce(Op::reduce_sum, twice, {0}, false);
   auto values = run({plus_one, e, total, e, twice});
@@ -83,8 +85,8 @@ TEST_CASE("interpreter: rank-0 values through a chain of ops") {
 }
 
 TEST_CASE("interpreter: an unbound input is an error naming it") {
-  auto unbound = Node::make(Op::input, {},
-                            InputAttr{nullptr, DType::f32, Layout::contiguous({2, 3}), next_input_id()});
+  auto unbound = Node::make(
+      Op::input, {}, InputAttr{nullptr, DType::f32, Layout::contiguous({2, 3}), next_input_id()});
   try {
     interpret(Graph{{make_unary(Op::neg, unbound)}});
     FAIL("no error for an unbound input");

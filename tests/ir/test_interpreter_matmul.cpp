@@ -1,5 +1,5 @@
-// The interpreter's matmul: hand-computed products, batches, strided and broadcast operands, k == 0,
-// and the contract that each output element is one fused multiply-add chain starting from +0.
+// The interpreter's matmul: hand-computed products, batches, strided and broadcast operands,
+// k == 0, and the contract that each output element is one fused multiply-add chain from +0.
 #include <cmath>
 
 #include "interpreter_testing.hpp"
@@ -40,11 +40,14 @@ TEST_CASE("interpreter: matmul reads permuted and broadcast operands through the
 
 TEST_CASE("interpreter: matmul with an empty extent") {
   // k == 0: every element is the empty chain, +0.
-  auto zeros = evaluate<float>(matmul(input<float>(Shape{2, 0}, {}), input<float>(Shape{0, 3}, {})));
+  auto zeros =
+      evaluate<float>(matmul(input<float>(Shape{2, 0}, {}), input<float>(Shape{0, 3}, {})));
   check_same(zeros, std::vector<float>(6, 0.0f));
-  Value no_rows = run({matmul(input<float>(Shape{0, 3}, {}), input<float>({3, 2}, {1, 2, 3, 4, 5, 6}))}).at(0);
+  Value no_rows =
+      run({matmul(input<float>(Shape{0, 3}, {}), input<float>({3, 2}, {1, 2, 3, 4, 5, 6}))}).at(0);
   CHECK(no_rows.layout.shape == Shape{0, 2});
-  Value no_batch = run({matmul(input<i32>(Shape{0, 2, 2}, {}), input<i32>(Shape{0, 2, 2}, {}))}).at(0);
+  Value no_batch =
+      run({matmul(input<i32>(Shape{0, 2, 2}, {}), input<i32>(Shape{0, 2, 2}, {}))}).at(0);
   CHECK(no_batch.layout.shape == Shape{0, 2, 2});
 }
 

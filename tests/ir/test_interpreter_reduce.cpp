@@ -50,7 +50,12 @@ const std::vector<AxisSetCase> kAxisSets{
      {12, 15, 18, 21, 48, 51, 54, 57},
      {8, 9, 10, 11, 20, 21, 22, 23},
      {0, 1, 2, 3, 12, 13, 14, 15}},
-    {{2}, {2, 3}, {2, 3, 1}, {6, 22, 38, 54, 70, 86}, {3, 7, 11, 15, 19, 23}, {0, 4, 8, 12, 16, 20}},
+    {{2},
+     {2, 3},
+     {2, 3, 1},
+     {6, 22, 38, 54, 70, 86},
+     {3, 7, 11, 15, 19, 23},
+     {0, 4, 8, 12, 16, 20}},
     {{0, 1}, {4}, {1, 1, 4}, {60, 66, 72, 78}, {20, 21, 22, 23}, {0, 1, 2, 3}},
     {{0, 2}, {3}, {1, 3, 1}, {60, 92, 124}, {15, 19, 23}, {0, 4, 8}},
     {{1, 2}, {2}, {2, 1, 1}, {66, 210}, {11, 23}, {0, 12}},
@@ -90,9 +95,9 @@ TEST_CASE("interpreter: reductions read strided inputs in the order of their log
 TEST_CASE("interpreter: a float sum adds left to right in row-major order of the reduced indices") {
   // In f32, 1e8 + 1 == 1e8: left to right gives ((1e8 + 1) - 1e8) + 1 == 1; any other order of
   // these four gives 0 or 2.
-  check_same(evaluate<float>(make_reduce(Op::reduce_sum, input<float>({1e8f, 1, -1e8f, 1}), {0},
-                                         false)),
-             {1.0f});
+  check_same(
+      evaluate<float>(make_reduce(Op::reduce_sum, input<float>({1e8f, 1, -1e8f, 1}), {0}, false)),
+      {1.0f});
   // Memory holds [[1e8, -1e8], [1, 1]]; the transposed view's row-major order is 1e8, 1, -1e8, 1.
   auto transposed = make_permute(input<float>({2, 2}, {1e8f, -1e8f, 1, 1}), {1, 0});
   check_same(evaluate<float>(make_reduce(Op::reduce_sum, transposed, {0, 1}, true)), {1.0f});
@@ -115,7 +120,8 @@ TEST_CASE("interpreter: sums start from the first element, so -0.0 survives; emp
   check_same(evaluate<bool>(make_reduce(Op::reduce_all, empty_bool, {0}, false)), {true});
   check_same(evaluate<i64>(make_reduce(Op::reduce_sum, input<i32>(Shape{0}, {}), {0}, false)), {0});
   // Nothing to reduce into: [0, 3] over axis 1 is an empty result.
-  Value nothing = run({make_reduce(Op::reduce_max, input<float>(Shape{0, 3}, {}), {1}, false)}).at(0);
+  Value nothing =
+      run({make_reduce(Op::reduce_max, input<float>(Shape{0, 3}, {}), {1}, false)}).at(0);
   CHECK(nothing.layout.shape == Shape{0});
 }
 
@@ -124,11 +130,11 @@ TEST_CASE("interpreter: bool and integer sums and products accumulate in i64") {
              {2147483648});
   check_same(evaluate<i64>(make_reduce(Op::reduce_prod, input<i32>({65536, 65536}), {0}, false)),
              {4294967296});
-  check_same(evaluate<i64>(make_reduce(Op::reduce_sum, input<bool>({true, false, true, true}), {0},
-                                       false)),
+  check_same(evaluate<i64>(
+                 make_reduce(Op::reduce_sum, input<bool>({true, false, true, true}), {0}, false)),
              {3});
-  check_same(evaluate<i64>(make_reduce(Op::reduce_prod, input<bool>({2, 2}, {true, true, true, false}),
-                                       {1}, false)),
+  check_same(evaluate<i64>(make_reduce(Op::reduce_prod,
+                                       input<bool>({2, 2}, {true, true, true, false}), {1}, false)),
              {1, 0});
   // i64 itself wraps.
   check_same(evaluate<i64>(make_reduce(Op::reduce_sum, input<i64>({kInt64Max, 1}), {0}, false)),
@@ -139,8 +145,10 @@ TEST_CASE("interpreter: bool and integer sums and products accumulate in i64") {
 }
 
 TEST_CASE("interpreter: max and min propagate the first NaN and keep the first of tied zeros") {
-  auto rows = input<float>({4, 3}, {1, kNaN, 3, -0.0f, 0.0f, -1, 0.0f, -0.0f, 1, -kInf, -kInf, -kInf});
-  check_same(evaluate<float>(make_reduce(Op::reduce_max, rows, {1}, false)), {kNaN, -0.0f, 1, -kInf});
+  auto rows =
+      input<float>({4, 3}, {1, kNaN, 3, -0.0f, 0.0f, -1, 0.0f, -0.0f, 1, -kInf, -kInf, -kInf});
+  check_same(evaluate<float>(make_reduce(Op::reduce_max, rows, {1}, false)),
+             {kNaN, -0.0f, 1, -kInf});
   check_same(evaluate<float>(make_reduce(Op::reduce_min, rows, {1}, false)),
              {kNaN, -1, 0.0f, -kInf});
   auto zeros = input<double>({-0.0, 0.0});

@@ -78,7 +78,8 @@ TEST_CASE("interpreter: exp, exp2 and expm1 are libm's") {
 TEST_CASE("interpreter: log, log2 and log1p are libm's") {
   check_same(unary<float>(Op::log, {1.0f, 0.0f, -0.0f, -1.0f, kInf, kNaN, 2.0f}),
              {0.0f, -kInf, -kInf, kNaN, kInf, kNaN, std::log(2.0f)});
-  check_same(unary<double>(Op::log2, {8.0, 0.25, 0.0, -2.0, 1.0}), {3.0, -2.0, -kInf64, kNaN64, 0.0});
+  check_same(unary<double>(Op::log2, {8.0, 0.25, 0.0, -2.0, 1.0}),
+             {3.0, -2.0, -kInf64, kNaN64, 0.0});
   check_same(unary<float>(Op::log2, {kDenormMin}), {-149.0f});
   check_same(unary<double>(Op::log1p, {0.0, -0.0, -1.0, -2.0, kInf64, 1e-300}),
              {0.0, -0.0, -kInf64, kNaN64, kInf64, 1e-300});
@@ -101,8 +102,8 @@ TEST_CASE("interpreter: sigmoid is 1 / (1 + exp(-x))") {
 }
 
 TEST_CASE("interpreter: relu propagates NaN and maps -0.0 to 0.0") {
-  check_same(unary<float>(Op::relu, {-1.0f, 2.5f, -0.0f, 0.0f, kNaN, -kInf, kInf, kDenormMin,
-                                     -kDenormMin}),
+  check_same(unary<float>(Op::relu,
+                          {-1.0f, 2.5f, -0.0f, 0.0f, kNaN, -kInf, kInf, kDenormMin, -kDenormMin}),
              {0.0f, 2.5f, 0.0f, 0.0f, kNaN, 0.0f, kInf, kDenormMin, 0.0f});
   check_same(unary<std::int32_t>(Op::relu, {kInt32Min, -1, 0, 5}), {0, 0, 0, 5});
   check_same(unary<std::int64_t>(Op::relu, {kInt64Max, kInt64Min}), {kInt64Max, 0});

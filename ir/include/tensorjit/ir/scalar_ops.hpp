@@ -1,10 +1,10 @@
-// The scalar semantics of every elementwise op of ops.def, on C++ values: the one definition that the
-// reference interpreter applies element by element, that canonicalize uses to fold constants, and
-// that the JIT's tests compare against bit for bit.
+// The scalar semantics of every elementwise op of ops.def, on C++ values: the one definition that
+// the reference interpreter applies element by element, that canonicalize uses to fold constants,
+// and that the JIT's tests compare against bit for bit.
 //
 // ScalarOp<op>::apply(x...) is defined for each unary, binary and ternary op, templated on the C++
-// type of the operands (float, double, int32_t, int64_t, bool; only the dtypes ops.def allows for the
-// op are meant to be instantiated: see accepts_operand). Comparisons return bool, where takes
+// type of the operands (float, double, int32_t, int64_t, bool; only the dtypes ops.def allows for
+// the op are meant to be instantiated: see accepts_operand). Comparisons return bool, where takes
 // (bool, T, T), and cast is ScalarOp<Op::cast>::apply<To>(x).
 //
 // Rules shared by all ops (DESIGN.md contract 4):
@@ -42,7 +42,7 @@ template <typename T> constexpr bool accepts_operand(OperandKind kind) {
 
 // ---- integer arithmetic without undefined behaviour ----
 
-// Two's complement wrap-around: computed in the unsigned type, converted back (modular since C++20).
+// Two's complement wrap-around: computed in the unsigned type, converted back (modular, C++20).
 template <typename T> T wrapping_add(T a, T b) {
   using U = std::make_unsigned_t<T>;
   return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
