@@ -131,17 +131,27 @@ class RandomGraphBuilder {
 
   ir::Graph build() {
     const int op_attempts = options_.max_nodes * 4;
-    pool_.push_back(source(pick(options_.dtypes), random_shape(uniform(0, options_.max_rank))));
+    source(pick(options_.dtypes), random_shape(uniform(0, options_.max_rank)));
     for (int attempt = 0; attempt < op_attempts && size() < options_.max_nodes; ++attempt) {
       add_random_op();
     }
+    // The last node, then other nodes nothing uses (so that most of the pool is reachable).
     ir::Graph graph;
     graph.outputs.push_back(pool_.back());
-    int extra = uniform(0, std::max(0, options_.max_outputs - 1));
-    for (int i = 0; i < extra; ++i) {
-      auto candidate = pick(pool_);
-      if (std::find(graph.outputs.begin(), graph.outputs.end(), candidate) == graph.outputs.end()) {
-        graph.outputs.push_back(candidate);
+    std::unordered_map<const ir::Node*, bool> used;
+    for (const auto& node : pool_) {
+      for (const auto& input : node->inputs()) used[input.get()] = true;
+    }
+    std::vector<ir::NodePtr> unused;
+    for (const auto& node : pool_) {
+      if (!used[node.get()] && node != pool_.back()) unused.push_back(node);
+    }
+    std::shuffle(unused.begin(), unused.end(), rng_);
+    int wanted = uniform(1, std::max(1, options_.max_outputs));
+    for (const auto& node : unused) {
+      if (static_cast<int>(graph.outputs.size()) >= wanted) break;
+      if (std::find(graph.outputs.begin(), graph.outputs.end(), node) == graph.outputs.end()) {
+        graph.outputs.push_back(node);
       }
     }
     return graph;
@@ -157,6 +167,11 @@ class RandomGraphBuilder {
     return values[std::uniform_int_distribution<std::size_t>(0, values.size() - 1)(rng_)];
   }
   int size() const { return static_cast<int>(pool_.size()); }
+  // Mostly one of the last nodes built, so that ops chain into deep graphs rather than fan out.
+  ir::NodePtr pick_recent() {
+    if (!chance(0.6)) return pick(pool_);
+    return pool_[pool_.size() - 1 - std::min<std::size_t>(uniform(0, 3), pool_.size() - 1)];
+  }
 
   std::int64_t random_extent() {
     if (chance(options_.zero_extent_probability)) return 0;
@@ -262,6 +277,11 @@ class RandomGraphBuilder {
 
   // ---- operands ----
 
+  ir::NodePtr identity_constant(const ir::Shape& shape, DType dtype) {
+    double value = pick(std::vector<double>{0.0, -0.0, 1.0, -1.0});
+    return add(ir::make_constant(dtype, shape, ir::Scalar::of(dtype, value)));
+  }
+
   ir::NodePtr coerce(ir::NodePtr node, DType dtype) {
     if (node->dtype() == dtype) return node;
     return add(ir::make_cast(std::move(node), dtype));
@@ -302,9 +322,9 @@ class RandomGraphBuilder {
     int kind = uniform(0, 99);
     if (options_.elementwise_only) kind = kind % 75;
     if (kind < 50) return add_elementwise();
-    if (kind < 75) return add_view(pick(pool_));
-    if (kind < 93) return add_reduce(pick(pool_));
-    add_matmul(pick(pool_));
+    if (kind < 75) return add_view(pick_recent());
+    if (kind < 93) return add_reduce(pick_recent());
+    add_matmul(pick_recent());
   }
 
   void add_elementwise() {
@@ -312,12 +332,16 @@ class RandomGraphBuilder {
     for (int i = 0; i < ir::kOpCount; ++i) {
       if (ir::is_elementwise(static_cast<ir::Op>(i))) ops.push_back(static_cast<ir::Op>(i));
     }
-    ir::Op op = pick(ops);
+    // Arithmetic is what models are made of, and what rewrites and fusion act on: weight it.
+    static const std::vector<ir::Op> kArithmetic = {ir::Op::add, ir::Op::sub, ir::Op::mul,
+                                                    ir::Op::div, ir::Op::neg, ir::Op::maximum,
+                                                    ir::Op::abs, ir::Op::where};
+    ir::Op op = chance(0.4) ? pick(kArithmetic) : pick(ops);
     auto allowed = allowed_dtypes(ir::info(op).operands);
     if (allowed.empty()) return;
-    ir::NodePtr anchor = pick(pool_);
+    ir::NodePtr anchor = pick_recent();
     bool keep = std::find(allowed.begin(), allowed.end(), anchor->dtype()) != allowed.end();
-    DType dtype = keep && chance(0.7) ? anchor->dtype() : pick(allowed);
+    DType dtype = keep && chance(0.85) ? anchor->dtype() : pick(allowed);
     const ir::Shape& shape = anchor->shape();
     if (op == ir::Op::cast) {
       add(ir::make_cast(anchor, pick(options_.dtypes)));
@@ -329,7 +353,8 @@ class RandomGraphBuilder {
       add(ir::make_unary(op, coerce(anchor, dtype)));
     } else {
       auto first = coerce(anchor, dtype);
-      auto second = chance(0.1) ? first : operand(shape, dtype);  // x op x, for the rewrites
+      // x op x, and x op 0, -0.0, 1 or -1, often: the patterns algebraic rewrites look for.
+      auto second = chance(0.1) ? first : chance(0.2) ? identity_constant(shape, dtype) : operand(shape, dtype);
       if (chance(0.5)) std::swap(first, second);
       add(ir::make_binary(op, first, second));
     }
