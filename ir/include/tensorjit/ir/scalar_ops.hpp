@@ -63,7 +63,10 @@ template <typename T> inline constexpr T kSqrt2OverPi = static_cast<T>(0.7978845
 template <typename T> inline constexpr T kGeluTanhCubic = static_cast<T>(0.044715);
 template <typename T> inline constexpr T kSoftplusThreshold = static_cast<T>(20);
 
-template <Op op> struct ScalarOp;  // specialised below for every unary, binary and ternary op
+// Specialised below for every unary, binary and ternary op. The interpreter's and evaluate_scalar's
+// dispatch tables instantiate ScalarOp<op> for each elementwise op of ops.def, so a new op does not
+// compile until its scalar semantics are written here.
+template <Op op> struct ScalarOp;
 
 // ---- unary ----
 
