@@ -1,20 +1,27 @@
 #include "compile_session.hpp"
 
+#include <fmt/format.h>
+
 namespace tensorjit::codegen {
 
-void CompileRegistry::add(const std::string& module_id, CompileSession& session) {
-  std::lock_guard lock(mutex_);
-  sessions_[module_id] = &session;
+std::string session_id(const llvm::Module& module) {
+  return fmt::format("tensorjit.session.{}", static_cast<const void*>(&module));
 }
 
-void CompileRegistry::remove(const std::string& module_id) {
+void CompileRegistry::add(const std::string& id, CompileSession& session) {
   std::lock_guard lock(mutex_);
-  sessions_.erase(module_id);
+  sessions_[id] = &session;
 }
 
-CompileSession* CompileRegistry::find(const std::string& module_id) {
+void CompileRegistry::remove(const std::string& id, const CompileSession& session) {
   std::lock_guard lock(mutex_);
-  auto found = sessions_.find(module_id);
+  auto found = sessions_.find(id);
+  if (found != sessions_.end() && found->second == &session) sessions_.erase(found);
+}
+
+CompileSession* CompileRegistry::find(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  auto found = sessions_.find(id);
   return found == sessions_.end() ? nullptr : found->second;
 }
 

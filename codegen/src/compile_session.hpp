@@ -1,12 +1,16 @@
 // What one compile asks of the JIT's layers, and what they report back. ORC's transform layers
-// and compile function see only a module or an object buffer; they find the session it belongs
-// to by the module's identifier (which the compiled object's buffer carries too).
+// and compile function see only a module or an object buffer; they find the session by the
+// module's address (session_id), which the compile function also gives the object's buffer as
+// its name. The module identifier itself stays the kernel's symbol, so that neither the dumps nor
+// the object bytes depend on which compile of the process made them.
 #pragma once
 
 #include <exception>
 #include <mutex>
 #include <string>
 #include <unordered_map>
+
+#include <llvm/IR/Module.h>
 
 #include <tensorjit/codegen/jit.hpp>
 
@@ -22,11 +26,16 @@ struct CompileSession {
   std::exception_ptr failure;
 };
 
+// The registry key of the compile of `module`: unique among the modules alive at once. An
+// address can be reused once a module is freed, hence remove() checks the session too.
+std::string session_id(const llvm::Module& module);
+
 class CompileRegistry {
  public:
-  void add(const std::string& module_id, CompileSession& session);
-  void remove(const std::string& module_id);
-  CompileSession* find(const std::string& module_id);
+  void add(const std::string& id, CompileSession& session);
+  // Removes the entry only if it is still `session`'s.
+  void remove(const std::string& id, const CompileSession& session);
+  CompileSession* find(const std::string& id);
 
  private:
   std::mutex mutex_;
@@ -36,17 +45,18 @@ class CompileRegistry {
 // Registers a session for the lifetime of a scope.
 class ScopedCompileSession {
  public:
-  ScopedCompileSession(CompileRegistry& registry, std::string module_id, CompileSession& session)
-      : registry_(registry), module_id_(std::move(module_id)) {
-    registry_.add(module_id_, session);
+  ScopedCompileSession(CompileRegistry& registry, std::string id, CompileSession& session)
+      : registry_(registry), id_(std::move(id)), session_(session) {
+    registry_.add(id_, session);
   }
-  ~ScopedCompileSession() { registry_.remove(module_id_); }
+  ~ScopedCompileSession() { registry_.remove(id_, session_); }
   ScopedCompileSession(const ScopedCompileSession&) = delete;
   ScopedCompileSession& operator=(const ScopedCompileSession&) = delete;
 
  private:
   CompileRegistry& registry_;
-  std::string module_id_;
+  std::string id_;
+  const CompileSession& session_;
 };
 
 }  // namespace tensorjit::codegen

@@ -1,25 +1,17 @@
 #include "dump_files.hpp"
 
 #include <fstream>
-#include <mutex>
-#include <set>
 
 #include <llvm/Support/raw_ostream.h>
 
-#include <tensorjit/codegen/log.hpp>
+#include "warn_once.hpp"
 
 namespace tensorjit::codegen {
 namespace {
 
 void warn_once_per_folder(const std::filesystem::path& folder, const std::string& reason) {
-  static std::mutex mutex;
-  static std::set<std::filesystem::path> warned;
-  {
-    std::lock_guard lock(mutex);
-    if (!warned.insert(folder).second) return;
-  }
-  logger().warn("cannot write kernel dumps to '{}': {} (further failures there are not reported)",
-                folder.string(), reason);
+  warn_once("dump folder " + folder.string(),
+            "cannot write kernel dumps to '" + folder.string() + "': " + reason);
 }
 
 }  // namespace

@@ -12,7 +12,9 @@
 #include <fmt/format.h>
 #include <llvm/ExecutionEngine/Orc/Core.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Operator.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -30,6 +32,7 @@
 #include "jit_engine.hpp"
 #include "module_builder.hpp"
 #include "pipeline.hpp"
+#include "warn_once.hpp"
 
 namespace tensorjit::codegen {
 namespace {
@@ -37,7 +40,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 std::atomic<std::uint64_t> process_compiles{0};
-std::atomic<std::uint64_t> module_counter{0};
 std::atomic<std::uint64_t> dylib_counter{0};
 
 double milliseconds_since(Clock::time_point start) {
@@ -81,6 +83,19 @@ void* add_and_look_up(llvm::orc::JITDylib& dylib, std::string_view symbol, Add&&
   auto address = lljit.lookup(dylib, llvm::StringRef(symbol.data(), symbol.size()));
   if (!address) fail(address.takeError());
   return address->toPtr<void*>();
+}
+
+// DESIGN.md contract 4: results are bit-exact with the interpreter, so no instruction may carry a
+// fast-math flag (even `contract` alone lets the backend fuse a multiply and an add).
+void reject_fast_math(const llvm::Module& module, std::string_view symbol) {
+  for (const auto& function : module) {
+    for (const auto& instruction : llvm::instructions(function)) {
+      if (!llvm::isa<llvm::FPMathOperator>(instruction)) continue;
+      TJ_INTERNAL_CHECK(!instruction.getFastMathFlags().any())
+          << "kernel '" << symbol << "' has an instruction with fast-math flags in "
+          << function.getName().str() << " (results must be bit-exact)";
+    }
+  }
 }
 
 }  // namespace
@@ -133,8 +148,8 @@ struct Jit::Impl {
   KernelHandle compile(const KernelKey& key, std::string_view symbol, const ModuleBuilder& build,
                        const DumpRequest* dump);
   KernelHandle load_object(std::string object, std::string_view symbol);
-  std::unique_ptr<llvm::Module> build_module(llvm::LLVMContext& context, std::string module_id,
-                                             std::string_view symbol, const ModuleBuilder& build);
+  std::unique_ptr<llvm::Module> build_module(llvm::LLVMContext& context, std::string_view symbol,
+                                             const ModuleBuilder& build);
   void write_assembly_dump(const std::string& object, const DumpRequest& dump);
   void write_dumps_for_cached(const CompiledKernel& kernel, std::string_view symbol,
                               const ModuleBuilder& build, const DumpRequest& dump);
@@ -234,16 +249,18 @@ KernelHandle Jit::Impl::load_or_compile(const KernelKey& key, std::string_view s
   if (failure.empty()) {
     count(&JitStats::disk_writes);
   } else {
-    logger().warn("cannot write kernel cache file {}: {}", path.string(), failure);
+    warn_once("cache directory " + options.cache_dir.string(),
+              fmt::format("cannot write kernel cache file {}: {}", path.string(), failure));
   }
   return kernel;
 }
 
 std::unique_ptr<llvm::Module> Jit::Impl::build_module(llvm::LLVMContext& context,
-                                                      std::string module_id,
                                                       std::string_view symbol,
                                                       const ModuleBuilder& build) {
-  auto module = std::make_unique<llvm::Module>(module_id, context);
+  // Named by its symbol: the name reaches the object (its file symbol) and the dumps, which must
+  // not depend on what else the process compiled.
+  auto module = std::make_unique<llvm::Module>(llvm::StringRef(symbol.data(), symbol.size()), context);
   module->setDataLayout(engine.data_layout());
   module->setTargetTriple(engine.triple().str());
   build(*module);
@@ -257,20 +274,20 @@ std::unique_ptr<llvm::Module> Jit::Impl::build_module(llvm::LLVMContext& context
     TJ_INTERNAL_CHECK(false) << "the module built for kernel '" << symbol
                              << "' is not valid LLVM IR: " << problems;
   }
+  reject_fast_math(*module, symbol);
   return module;
 }
 
 KernelHandle Jit::Impl::compile(const KernelKey& key, std::string_view symbol,
                                 const ModuleBuilder& build, const DumpRequest* dump) {
   const auto start = Clock::now();
-  const std::string module_id = fmt::format("tensorjit.module.{}", ++module_counter);
   auto context = std::make_unique<llvm::LLVMContext>();
-  auto module = build_module(*context, module_id, symbol, build);
+  auto module = build_module(*context, symbol, build);
   const double build_ms = milliseconds_since(start);
 
   CompileSession session;
   session.dump = dump;
-  ScopedCompileSession registration(engine.registry(), module_id, session);
+  ScopedCompileSession registration(engine.registry(), session_id(*module), session);
   auto& lljit = engine.lljit();
   auto& dylib = create_kernel_dylib(lljit);
   auto state = std::make_unique<CompiledKernel::Private>();
@@ -334,7 +351,7 @@ void Jit::Impl::write_dumps_for_cached(const CompiledKernel& kernel, std::string
                                        const ModuleBuilder& build, const DumpRequest& dump) {
   try {
     llvm::LLVMContext context;
-    auto module = build_module(context, "tensorjit.dump", symbol, build);
+    auto module = build_module(context, symbol, build);
     write_dump_file(dump.folder, dump.kernel_name + ".ll", module_text(*module));
     auto machine = engine.machines().acquire();
     if (!machine) throw InternalError(llvm::toString(machine.takeError()));

@@ -48,7 +48,7 @@ llvm::Error error_from_exception(const std::exception_ptr& failure) {
 }
 
 // Codegen with a pooled TargetMachine. Safe to call from several threads at once. The object's
-// buffer carries the module's identifier, so the object transform can find the compile session.
+// buffer is named by the module's session_id, so the object transform can find the session.
 class PooledCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
  public:
   PooledCompiler(TargetMachinePool& machines, CompileRegistry& registry)
@@ -57,6 +57,15 @@ class PooledCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
         registry_(registry) {}
 
   llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> operator()(llvm::Module& module) override {
+    try {
+      return compile(module);
+    } catch (...) {  // allocation failure in our code: no exception may unwind into ORC
+      return error_from_exception(std::current_exception());
+    }
+  }
+
+ private:
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> compile(llvm::Module& module) {
     const auto start = Clock::now();
     auto machine = machines_.acquire();
     if (!machine) return machine.takeError();
@@ -68,13 +77,13 @@ class PooledCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
       return llvm::make_error<llvm::StringError>("the target cannot emit machine code",
                                                  llvm::inconvertibleErrorCode());
     passes.run(module);
-    if (CompileSession* session = registry_.find(module.getModuleIdentifier()))
-      session->codegen_ms = milliseconds_since(start);
-    return std::make_unique<llvm::SmallVectorMemoryBuffer>(
-        std::move(object), module.getModuleIdentifier(), /*RequiresNullTerminator=*/false);
+    const std::string id = session_id(module);
+    if (CompileSession* session = registry_.find(id)) session->codegen_ms = milliseconds_since(start);
+    return std::make_unique<llvm::SmallVectorMemoryBuffer>(std::move(object), id,
+                                                           /*RequiresNullTerminator=*/false);
   }
 
- private:
+
   TargetMachinePool& machines_;
   CompileRegistry& registry_;
 };
@@ -134,7 +143,11 @@ JitEngine::JitEngine() {
   auto made = llvm::orc::LLJITBuilder()
                   .setExecutorProcessControl(std::move(*process_control))
                   .setJITTargetMachineBuilder(target_machine_builder)
-                  .setSupportConcurrentCompilation(true)
+                  // Off, although compiles do run concurrently: the flag only picks ORC's own
+                  // compile function (we give ours, thread safe through the pool) and makes ORC
+                  // clone every module into a new context before emitting it, which a module
+                  // that already owns its context does not need.
+                  .setSupportConcurrentCompilation(false)
                   .setCompileFunctionCreator([this](llvm::orc::JITTargetMachineBuilder)
                                                  -> llvm::Expected<std::unique_ptr<
                                                      llvm::orc::IRCompileLayer::IRCompiler>> {
@@ -150,9 +163,13 @@ JitEngine::JitEngine() {
   // lets that thread's exception carry the real cause.
   lljit_->getExecutionSession().setErrorReporter([](llvm::Error error) {
     const std::string message = llvm::toString(std::move(error));
-    logger().debug("LLVM JIT reported: {}", message);
-    auto& reported = reported_errors_on_this_thread();
-    reported += (reported.empty() ? "" : "; ") + message;
+    try {
+      logger().debug("LLVM JIT reported: {}", message);
+      auto& reported = reported_errors_on_this_thread();
+      reported += (reported.empty() ? "" : "; ") + message;
+    } catch (...) {
+      // Out of memory while noting an error inside ORC: the lookup still fails, with less detail.
+    }
   });
   install_transforms();
 }
@@ -163,7 +180,7 @@ void JitEngine::install_transforms() {
           -> llvm::Expected<llvm::orc::ThreadSafeModule> {
         std::exception_ptr failure;
         module.withModuleDo([&](llvm::Module& inner) {
-          CompileSession* session = registry_.find(inner.getModuleIdentifier());
+          CompileSession* session = registry_.find(session_id(inner));
           try {
             optimize_with_dumps(inner, *machines_, session);
           } catch (...) {

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
 
 #include <tensorjit/codegen/jit.hpp>
 #include <tensorjit/error.hpp>
@@ -152,4 +153,14 @@ TEST_CASE("a kernel may call libm: declarations resolve against the process") {
   auto kernel = jit.get_or_compile({"expf"}, "k", calls_expf);
   volatile float x = 1.5f;  // volatile: the reference is libm's expf at run time, not folded
   CHECK(kernel->as<float(float)>()(x) == ::expf(x));
+}
+
+TEST_CASE("a module with fast-math flags is refused: results must be bit-exact") {
+  codegen::Jit jit;
+  codegen::ModuleBuilder contracting([](llvm::Module& module) {
+    build_multiply_add(module, "k", 128);
+    for (auto& instruction : llvm::instructions(*module.getFunction("k")))
+      if (llvm::isa<llvm::FPMathOperator>(instruction)) instruction.setHasAllowContract(true);
+  });
+  CHECK_THROWS_AS(jit.get_or_compile({"contract"}, "k", contracting), tensorjit::InternalError);
 }
