@@ -1,0 +1,38 @@
+// A loop kernel's expression flattened into a list the lowering walks and the key prints: one
+// entry per distinct node, operands before their users, each naming its operands by position.
+// LLVM-free. Built once per compile_loop_kernel call from the LoopKernelSpec; it holds no shapes,
+// sizes or buffers, so everything in it belongs in the kernel's key (DESIGN.md contract 7).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <tensorjit/codegen/loop_kernel.hpp>
+
+namespace tensorjit::codegen {
+
+struct LoopPlanNode {
+  ir::Op op = ir::Op::constant;
+  DType dtype = DType::f32;           // the node's result dtype (a cast's target)
+  std::vector<int> operands;          // positions in LoopPlan::nodes, all earlier than this one
+  int input_index = -1;               // input leaves: position in LoopKernelSpec::inputs
+  ir::Scalar constant;                // constant leaves: the value, as the interpreter reads it
+};
+
+struct LoopPlan {
+  std::vector<LoopPlanNode> nodes;    // topological order
+  std::vector<int> outputs;           // positions in `nodes`, one per kernel output
+  std::vector<DType> input_dtypes;    // one per LoopKernelSpec input
+  std::vector<InnerAccess> access;    // one per LoopKernelSpec input
+};
+
+// Flattens `spec`. Throws InternalError when the spec breaks loop_kernel.hpp's contract: an op
+// that is not elementwise, an input leaf missing from spec.inputs, an access list of the wrong
+// length, a kernel without outputs.
+LoopPlan make_loop_plan(const LoopKernelSpec& spec);
+
+// The plan as text: the structural key of loop_kernel_key, readable in logs and dumps.
+std::string loop_plan_text(const LoopPlan& plan);
+
+}  // namespace tensorjit::codegen

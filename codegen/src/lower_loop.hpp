@@ -1,0 +1,31 @@
+// The loop nest of a fused elementwise kernel (loop_kernel.hpp): defines
+//   void <symbol>(const LoopArgs* args, i64 begin, i64 end)
+// in a module. `begin` is decomposed into a multi-index once; then each row piece runs an inner
+// loop of `unroll` vectors of `lanes` lanes per iteration, a loop of single vectors, and a scalar
+// tail that emits the same per-lane instructions (so every element gets the same bits wherever
+// the split or the row boundary falls). The outer axes advance as an odometer that adds each
+// input's strides to its row offset. All index arithmetic is i64.
+#pragma once
+
+#include <string>
+
+#include <llvm/IR/Module.h>
+
+#include "loop_plan.hpp"
+
+namespace tensorjit::codegen {
+
+struct LoopShape {
+  unsigned lanes = 8;   // vector_bits / bits of the kernel's widest element type
+  unsigned unroll = 4;  // vectors per iteration of the main loop
+};
+
+// The lanes and unroll for `plan` at `vector_bits`: every value of the kernel is a vector of the
+// same lane count, sized so that the widest type fills one register of the width; kernels made
+// of per-lane calls (libm, integer division) are not unrolled, since the calls dominate.
+LoopShape choose_loop_shape(const LoopPlan& plan, int vector_bits);
+
+void build_loop_kernel(llvm::Module& module, const LoopPlan& plan, const std::string& symbol,
+                       int vector_bits);
+
+}  // namespace tensorjit::codegen
