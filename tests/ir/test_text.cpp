@@ -228,6 +228,15 @@ TEST_CASE("text: cast, where, reductions and matmul, hand-written") {
       "%2"));
 }
 
+TEST_CASE("text: a chain of 100 000 nodes parses, prints and is freed without deep recursion") {
+  constexpr int kLength = 100000;
+  std::string text = "graph {\n  %0 = input f32[] strides=[] offset=0\n";
+  for (int i = 1; i < kLength; ++i) text += fmt::format("  %{} = neg f32[] %{}\n", i, i - 1);
+  text += fmt::format("  outputs %{}\n}}\n", kLength - 1);
+  ir::Graph graph = ir::parse(text);
+  CHECK(ir::print(graph) == text);
+}
+
 TEST_CASE("text: the parser takes comments, blank lines, extra spaces and any numbering") {
   ir::Graph graph = ir::parse(
       "# a hand-written graph\n"

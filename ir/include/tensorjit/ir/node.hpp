@@ -118,6 +118,9 @@ class Node : public std::enable_shared_from_this<Node> {
   void set_realized(Value value) const;
 
   Node(MakeKey, Op op, DType dtype, Shape shape, std::vector<NodePtr> inputs, Attrs attrs);
+  // Releases the inputs without recursion (node_release.cpp): dropping the last reference to a
+  // chain of a million nodes (a long lazy loop, a large text IR file) must not overflow the stack.
+  ~Node();
 
  private:
   Op op_;
