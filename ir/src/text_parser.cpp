@@ -464,6 +464,15 @@ class Parser {
     }
   }
 
+  IotaAttr read_iota(DType dtype, const Shape& shape, AttributeReader& reader,
+                     std::size_t type_position) {
+    if (shape.size() != 1) fail_at(type_position, "expected a 1-D shape for iota");
+    auto [start, start_position] = reader.token("start");
+    auto [step, step_position] = reader.token("step");
+    return IotaAttr{dtype, shape[0], parse_float(start, start_position, DType::f64),
+                    parse_float(step, step_position, DType::f64)};
+  }
+
   Attrs read_node_attributes(Op op, DType dtype, const Shape& shape, AttributeReader& reader,
                              std::size_t type_position) {
     switch (category(op)) {
@@ -481,13 +490,7 @@ class Parser {
           return input;
         }
         if (op == Op::constant) return ConstantAttr{dtype, shape, read_constant_value(reader, dtype)};
-        {
-          if (shape.size() != 1) fail_at(type_position, "expected a 1-D shape for iota");
-          auto [start, start_position] = reader.token("start");
-          auto [step, step_position] = reader.token("step");
-          return IotaAttr{dtype, shape[0], parse_float(start, start_position, DType::f64),
-                          parse_float(step, step_position, DType::f64)};
-        }
+        return read_iota(dtype, shape, reader, type_position);
       case OpCategory::movement:
         switch (op) {
           case Op::permute: return PermuteAttr{reader.small_list("perm")};
@@ -495,10 +498,7 @@ class Parser {
             return SliceAttr{reader.integer<int>("axis"), reader.integer<std::int64_t>("start"),
                              reader.integer<std::int64_t>("step"),
                              reader.integer<std::int64_t>("count")};
-          default: {
-            Shape target = reader.list("shape");
-            return ShapeAttr{std::move(target)};
-          }
+          default: return ShapeAttr{reader.list("shape")};  // reshape and expand
         }
       case OpCategory::reduce: {
         ReduceAttr reduce{reader.small_list("axes"), reader.boolean("keepdims"),

@@ -82,6 +82,31 @@ TEST_CASE("text: random graphs round-trip exactly") {
   }
 }
 
+TEST_CASE("text: graphs_equal compares structure, values bit for bit, sharing and outputs") {
+  const std::string base =
+      "  %0 = input f32[2] strides=[1] offset=0\n"
+      "  %1 = constant f32[2] value=0\n"
+      "  %2 = add f32[2] %0, %1\n"
+      "  %3 = add f32[2] %0, %1\n"
+      "  %4 = mul f32[2] %2, %3\n";
+  auto graph = [&](const std::string& lines, const std::string& outputs) {
+    return ir::parse(one_node_graph(lines, outputs));
+  };
+  auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string lines = base;
+    lines.replace(lines.find(from), from.size(), to);
+    return lines;
+  };
+  ir::Graph reference = graph(base, "%4, %0");
+  CHECK(ir::graphs_equal(reference, graph(base, "%4, %0")));  // fresh input ids do not matter
+  CHECK_FALSE(ir::graphs_equal(reference, graph(base, "%0, %4")));
+  CHECK_FALSE(ir::graphs_equal(reference, graph(base, "%4")));
+  CHECK_FALSE(ir::graphs_equal(reference, graph(replaced("value=0", "value=-0"), "%4, %0")));
+  CHECK_FALSE(ir::graphs_equal(reference, graph(replaced("offset=0", "offset=1"), "%4, %0")));
+  CHECK_FALSE(ir::graphs_equal(reference, graph(replaced("mul", "sub"), "%4, %0")));
+  CHECK_FALSE(ir::graphs_equal(reference, graph(replaced("%2, %3", "%2, %2"), "%4, %0")));
+}
+
 TEST_CASE("text: parsed inputs are unbound, with fresh distinct ids") {
   ir::Graph graph = round_trip(
       "graph {\n"

@@ -16,7 +16,7 @@
 // lines and `#` comments to the end of a line.
 //   dtype       f32 f64 i32 i64 bool; a shape is `[]` (a scalar) or `[2, 3]`, at most kMaxRank axes
 //   operands    `%a, %b`, exactly the op's arity (ops.def)
-//   attributes  `key=value` in this order, exactly the ones the op takes:
+//   attributes  `key=value`, exactly the ones the op takes (printed in this order, read in any):
 //     input        strides=[...] offset=<int>     (the buffer is not in the text: parsed inputs
 //                                                  are unbound, with fresh ids)
 //     constant     value=<v>                      (the node's dtype and shape are the constant's)
