@@ -239,8 +239,8 @@ class Parser {
         fail_at(position, fmt::format("expected a floating number of {}", dtype_name(dtype)));
       }
       if (error == std::errc::result_out_of_range) {
-        fail_at(position, fmt::format("number out of the range of {} (write inf or -inf)",
-                                      dtype_name(dtype)));
+        fail_at(position, fmt::format("expected a number in the range of {} (too large or too "
+                                      "small: write inf, -inf or 0)", dtype_name(dtype)));
       }
       return static_cast<double>(value);
     };
@@ -452,11 +452,13 @@ class Parser {
 
   // Checks the layout's reach fits in int64 before make() or verify() do arithmetic on it.
   void check_layout_range(const Layout& layout, std::size_t position) const {
+    constexpr std::int64_t kLowest = std::numeric_limits<std::int64_t>::min();
+    if (layout.offset == kLowest) fail_at(position, "expected an offset above the int64 minimum");
     std::int64_t reach = layout.offset < 0 ? -layout.offset : layout.offset;
     for (std::size_t axis = 0; axis < layout.shape.size(); ++axis) {
       std::int64_t step = 0;
       std::int64_t stride = layout.strides[axis];
-      if (stride == std::numeric_limits<std::int64_t>::min() ||
+      if (stride == kLowest ||
           __builtin_mul_overflow(layout.shape[axis], stride < 0 ? -stride : stride, &step) ||
           __builtin_add_overflow(reach, step, &reach)) {
         fail_at(position, "expected strides and offset whose addresses fit in int64");
