@@ -42,9 +42,10 @@ template <int MR, int NR, class T>
                                                       std::int64_t col, std::int64_t row_end, std::int64_t col_end) {
   if (row >= row_end || col >= col_end) return;
   const T* c_tile = problem.c + row * problem.c_row_stride + col;
-  const std::int64_t rows = row_end - row < MR ? row_end - row : MR;
+  const std::int64_t rows = std::min<std::int64_t>(row_end - row, MR);
+  const std::int64_t cols = std::min<std::int64_t>(col_end - col, NR);
   for (std::int64_t r = 0; r < rows; ++r)
-    for (int j = 0; j < NR; j += 64 / static_cast<int>(sizeof(T)))
+    for (std::int64_t j = 0; j < cols; j += 64 / static_cast<std::int64_t>(sizeof(T)))
       __builtin_prefetch(c_tile + r * problem.c_row_stride + j, 1, 3);
 }
 
@@ -64,7 +65,8 @@ void macro_kernel(const detail::RegionProblem<T>& problem, std::int64_t ic, std:
       const std::int64_t row = ic + ir;
       const std::int64_t col = jc + jr;
       T* c_tile = problem.c + row * ldc + col;
-      prefetch_next_tile<MR, NR>(problem, ic + ir + MR < ic + mc ? row + MR : ic, ir + MR < mc ? col : col + NR, ic + mc,
+      const bool next_in_column = ir + MR < mc;  // else the next tile starts the next column of tiles
+      prefetch_next_tile<MR, NR>(problem, next_in_column ? row + MR : ic, next_in_column ? col : col + NR, ic + mc,
                                  jc + nc);
       run_tile<Kernel>(kc, packed_a + ir * kc, b_panel, c_tile, ldc, rows, cols, accumulate);
       if (last_block && problem.epilogue != nullptr)

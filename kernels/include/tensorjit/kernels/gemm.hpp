@@ -47,7 +47,8 @@ struct OutputView {
 //
 //   c        points at element (row0, col0) of batch `batch` of C;
 //   ldc      is C's row stride (element (row0 + r, col0 + s) is c[r * ldc + s]);
-//   rows, cols > 0 give the region's extent (at most one micro-tile, i.e. MR x NR, today).
+//   rows, cols > 0 give the region's extent (one micro-tile, at most MR x NR; with k == 0, when
+//   C is just zeroed, one task's whole rectangle).
 //
 // Contract: the regions of all calls of one gemm() tile C exactly (every element of every batch
 // is in exactly one region, none is visited twice, also on edge tiles and when k == 0). A call
