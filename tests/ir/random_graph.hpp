@@ -42,7 +42,11 @@ struct RandomGraphOptions {
   int max_rank = 4;          // at most ir::kMaxRank
   std::int64_t max_elements = 256;  // per node
   double zero_extent_probability = 0.03;  // per extent of a fresh shape
+  // The dtypes of sources and operands; comparisons still give bool, argmax i64, integer sums i64.
   std::vector<DType> dtypes = {DType::f32, DType::f64, DType::i32, DType::i64, DType::boolean};
+  // Ops never picked at random (say, ops a backend does not lower yet). The casts and expands the
+  // builder inserts to fit operands to an op still appear.
+  std::vector<ir::Op> excluded_ops;
 };
 
 // ---- random values ----
@@ -167,6 +171,10 @@ class RandomGraphBuilder {
     return values[std::uniform_int_distribution<std::size_t>(0, values.size() - 1)(rng_)];
   }
   int size() const { return static_cast<int>(pool_.size()); }
+  bool excluded(ir::Op op) const {
+    return std::find(options_.excluded_ops.begin(), options_.excluded_ops.end(), op) !=
+           options_.excluded_ops.end();
+  }
   // Mostly one of the last nodes built, so that ops chain into deep graphs rather than fan out.
   ir::NodePtr pick_recent() {
     if (!chance(0.6)) return pick(pool_);
@@ -337,6 +345,7 @@ class RandomGraphBuilder {
                                                     ir::Op::div, ir::Op::neg, ir::Op::maximum,
                                                     ir::Op::abs, ir::Op::where};
     ir::Op op = chance(0.4) ? pick(kArithmetic) : pick(ops);
+    if (excluded(op)) return;
     auto allowed = allowed_dtypes(ir::info(op).operands);
     if (allowed.empty()) return;
     ir::NodePtr anchor = pick_recent();
@@ -378,8 +387,12 @@ class RandomGraphBuilder {
   void add_view(const ir::NodePtr& x) {
     const ir::Shape& shape = x->shape();
     const int rank = x->rank();
-    switch (uniform(0, 3)) {
-      case 0: {
+    static const std::vector<ir::Op> kViews = {ir::Op::reshape, ir::Op::permute, ir::Op::expand,
+                                               ir::Op::slice};
+    ir::Op view = pick(kViews);
+    if (excluded(view)) return;
+    switch (view) {
+      case ir::Op::reshape: {
         ir::Shape target;
         if (x->numel() > 0) {
           target = shape_with_count(x->numel());
@@ -390,14 +403,14 @@ class RandomGraphBuilder {
         add(ir::make_reshape(x, target));
         return;
       }
-      case 1: {
+      case ir::Op::permute: {
         std::vector<int> perm(rank);
         std::iota(perm.begin(), perm.end(), 0);
         std::shuffle(perm.begin(), perm.end(), rng_);
         add(ir::make_permute(x, perm));
         return;
       }
-      case 2: {
+      case ir::Op::expand: {
         ir::Shape target = shape;
         for (auto& extent : target) {
           if (extent == 1 && chance(0.6)) extent = pick(std::vector<std::int64_t>{2, 3, 5});
@@ -407,7 +420,7 @@ class RandomGraphBuilder {
         add(ir::make_expand(x, target));  // possibly to the same shape: an identity expand
         return;
       }
-      default: {
+      default: {  // slice
         std::vector<int> axes;
         for (int axis = 0; axis < rank; ++axis) {
           if (shape[axis] > 0) axes.push_back(axis);
@@ -430,6 +443,7 @@ class RandomGraphBuilder {
         ir::Op::reduce_sum, ir::Op::reduce_prod, ir::Op::reduce_max, ir::Op::reduce_min,
         ir::Op::argmax,     ir::Op::argmin,      ir::Op::reduce_any, ir::Op::reduce_all};
     ir::Op op = pick(kReduceOps);
+    if (excluded(op)) return;
     bool needs_identity_free = op == ir::Op::reduce_max || op == ir::Op::reduce_min ||
                                op == ir::Op::argmax || op == ir::Op::argmin;
     std::vector<int> axes;
@@ -451,6 +465,7 @@ class RandomGraphBuilder {
   }
 
   void add_matmul(const ir::NodePtr& x) {
+    if (excluded(ir::Op::matmul)) return;
     auto allowed = allowed_dtypes(ir::OperandKind::numeric);
     if (allowed.empty()) return;
     DType dtype = pick(allowed);
