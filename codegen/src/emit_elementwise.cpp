@@ -41,7 +41,8 @@ bool is_per_lane_op(Op op, DType operand_dtype) {
     case Op::gelu_tanh: case Op::silu: case Op::softplus:
       return true;
     case Op::pow: return is_floating(operand_dtype);
-    case Op::div: case Op::mod: return true;  // integer division per lane; float mod calls fmod
+    case Op::div: return !is_floating(operand_dtype);  // x86 has no vector integer division
+    case Op::mod: return true;                         // integer division, or fmod for floats
     default: return false;
   }
 }

@@ -15,6 +15,21 @@
 // processed in explicit vectors of the target width, unrolled; the tail of a row computes the same
 // bits as the vector body (elementwise code is lane independent). Any split of the range across
 // threads gives the same bits.
+//
+// What the lowering (codegen/src/lower_loop.cpp) guarantees and assumes:
+//   - lanes: every value is a vector of L lanes, L = vector bits / bits of the kernel's widest
+//     dtype (bool counts 8 bits); the main loop takes 4 vectors per iteration (1 when the kernel
+//     calls libm or divides integers per lane), then single vectors, then a scalar tail emitting
+//     the same per-lane instructions;
+//   - it trusts the access classes: a contiguous input's inner stride is taken as 1 and a broadcast
+//     input's as 0 whatever input_strides holds; a strided input's inner stride is read at run time
+//     (any value, negative too); outer strides are read at run time for every class;
+//   - outputs must not overlap inputs, except an output that is exactly a contiguous input of the
+//     same dtype (in place: each element is read before it is written);
+//   - the cost per row piece is a few dozen instructions (odometer, hoisted broadcast loads, loop
+//     set-up): domains whose inner extent is small should have their axes merged by the caller
+//     where the strides allow it (the kernel does not merge axes);
+//   - transcendental ops call libm per lane (expf/exp, ...: the interpreter's functions).
 #pragma once
 
 #include <cstdint>
