@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <ctime>
 #include <thread>
 #include <vector>
 
@@ -39,30 +40,40 @@ __attribute__((target("avx2,fma"))) double fma_loop_avx2_double() {
   TENSORJIT_FMA_PEAK_LOOP(__m256d, _mm256_set1_pd, _mm256_fmadd_pd, double)
 }
 
-double measure(bool is_double, int threads, bool avx512) {
+double seconds_now(bool cpu_clock) {
+  if (!cpu_clock) return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  timespec time{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time);
+  return double(time.tv_sec) + 1e-9 * double(time.tv_nsec);
+}
+
+// The sum over threads of each thread's rate, all threads running at once.
+double measure(bool is_double, int threads, bool avx512, bool cpu_clock) {
   std::vector<std::thread> workers;
-  std::vector<double> flops(threads);
-  const auto start = std::chrono::steady_clock::now();
+  std::vector<double> rates(threads);
   for (int t = 0; t < threads; ++t)
-    workers.emplace_back([&, t] { flops[t] = avx512 ? (is_double ? fma_loop_avx512_double() : fma_loop_avx512_float())
-                        : (is_double ? fma_loop_avx2_double() : fma_loop_avx2_float()); });
+    workers.emplace_back([&, t] {
+      const double start = seconds_now(cpu_clock);
+      const double flops = avx512 ? (is_double ? fma_loop_avx512_double() : fma_loop_avx512_float())
+                                  : (is_double ? fma_loop_avx2_double() : fma_loop_avx2_float());
+      rates[t] = flops / (seconds_now(cpu_clock) - start) * 1e-9;
+    });
   for (std::thread& worker : workers) worker.join();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   double total = 0;
-  for (double f : flops) total += f;
-  return total / seconds * 1e-9;
+  for (double rate : rates) total += rate;
+  return total;
 }
 
 }  // namespace
 
-FmaPeak measure_fma_peak(int threads) {
+FmaPeak measure_fma_peak(int threads, bool cpu_clock) {
   const bool avx512 = __builtin_cpu_supports("avx512f");
   if (!avx512 && !__builtin_cpu_supports("fma")) return FmaPeak{0, 0, "none"};
   FmaPeak peak;
   peak.width = avx512 ? "AVX-512" : "AVX2";
   for (int repeat = 0; repeat < 3; ++repeat) {
-    const double f = measure(false, threads, avx512);
-    const double d = measure(true, threads, avx512);
+    const double f = measure(false, threads, avx512, cpu_clock);
+    const double d = measure(true, threads, avx512, cpu_clock);
     if (f > peak.float_gflops) peak.float_gflops = f;
     if (d > peak.double_gflops) peak.double_gflops = d;
   }

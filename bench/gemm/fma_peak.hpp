@@ -10,6 +10,7 @@ struct FmaPeak {
   const char* width = "";
 };
 
-FmaPeak measure_fma_peak(int threads);
+// cpu_clock: rate per thread CPU second (a loaded machine's time slices excluded), else wall time.
+FmaPeak measure_fma_peak(int threads, bool cpu_clock);
 
 }  // namespace gemm_bench

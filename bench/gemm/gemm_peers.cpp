@@ -2,8 +2,11 @@
 // (BENCHMARKS.md), alternating libraries round by round, reporting median GFLOP/s, the share of
 // the FMA peak measured in the same run, and the ratio to the best peer, as a markdown table.
 //
-// Usage: gemm_peers [--threads N] [--rounds R] [--widths 512,256] [--sizes all|squares|...]
-//                   [--mc X --kc Y --nc Z] [--types f32,f64]
+// Usage: gemm_peers [--threads N] [--rounds R] [--widths 0,256] [--sizes 64,256x784x512,...]
+//                   [--mc X --kc Y --nc Z] [--types f32,f64] [--clock wall|cpu]
+// --clock cpu times single-thread runs in the calling thread's CPU time, which a shared, loaded
+// machine disturbs far less than wall time (the time slices other processes take are excluded;
+// their cache and memory traffic is not). Every peer then runs in the calling thread too.
 // Run it as docs/gemm.md says: OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset, OPENBLAS_NUM_THREADS
 // and OMP_NUM_THREADS set to N, and pinned with taskset -c 0 for one thread.
 #include <algorithm>
@@ -13,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <random>
 #include <sstream>
@@ -42,6 +46,7 @@ struct Settings {
   std::vector<Size> sizes{{64, 64, 64},     {256, 256, 256},   {512, 512, 512}, {1024, 1024, 1024},
                           {2048, 2048, 2048}, {256, 784, 512}, {256, 512, 10}};
   std::int64_t mc = 0, kc = 0, nc = 0;
+  bool cpu_clock = false;
 };
 
 std::vector<int> parse_int_list(const std::string& text) {
@@ -78,6 +83,7 @@ Settings parse_settings(int argc, char** argv) {
     else if (flag == "--mc") settings.mc = std::stol(value);
     else if (flag == "--kc") settings.kc = std::stol(value);
     else if (flag == "--nc") settings.nc = std::stol(value);
+    else if (flag == "--clock") settings.cpu_clock = value == "cpu";
     else if (flag == "--types") {
       settings.types.clear();
       std::stringstream stream(value);
@@ -106,16 +112,23 @@ double median(std::vector<double> values) {
   return values.size() % 2 == 1 ? values[middle] : 0.5 * (values[middle - 1] + values[middle]);
 }
 
+double now(bool cpu_clock) {
+  if (!cpu_clock) return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  timespec time{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time);
+  return double(time.tv_sec) + 1e-9 * double(time.tv_nsec);
+}
+
 // Seconds per call: repeats the call until at least 20 ms passed.
 template <class T>
-double time_call(const Contender<T>& contender, const T* a, const T* b, T* c) {
+double time_call(const Contender<T>& contender, const T* a, const T* b, T* c, bool cpu_clock) {
   int calls = 0;
-  const auto start = std::chrono::steady_clock::now();
+  const double start = now(cpu_clock);
   double elapsed = 0;
   do {
     contender.run(a, b, c);
     ++calls;
-    elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    elapsed = now(cpu_clock) - start;
   } while (elapsed < 0.02);
   return elapsed / calls;
 }
@@ -193,7 +206,7 @@ void benchmark_size(const Settings& settings, const Size& size, std::vector<Peer
     for (Contender<T>& contender : contenders) {
       // Let another library's spinning worker threads go to sleep before timing this one.
       if (settings.threads > 1) std::this_thread::sleep_for(std::chrono::milliseconds(30));
-      contender.gflops.push_back(flops / time_call(contender, a.data(), b.data(), c.data()) * 1e-9);
+      contender.gflops.push_back(flops / time_call(contender, a.data(), b.data(), c.data(), settings.cpu_clock) * 1e-9);
     }
   }
 
@@ -224,17 +237,21 @@ void benchmark_size(const Settings& settings, const Size& size, std::vector<Peer
 
 int main(int argc, char** argv) {
   const Settings settings = parse_settings(argc, argv);
+  if (settings.cpu_clock && settings.threads != 1) {
+    std::fprintf(stderr, "--clock cpu only measures single-thread runs\n");
+    return 2;
+  }
   std::vector<Peer> peers{open_openblas(), open_blis(), open_onednn(), open_eigen()};
   for (Peer& peer : peers)
     if (peer.present && peer.set_threads != nullptr) peer.set_threads(peer, settings.threads);
   BenchThreadPool pool(settings.threads);
-  const FmaPeak peak = measure_fma_peak(settings.threads);
+  const FmaPeak peak = measure_fma_peak(settings.threads, settings.cpu_clock);
 
-  std::printf("GEMM, %d thread(s), %d rounds alternating, median GFLOP/s (tensorjit also as %% of FMA peak)\n\n",
-              settings.threads, settings.rounds);
+  std::printf("GEMM, %d thread(s), %d rounds alternating, %s clock, median GFLOP/s (tensorjit also as %% of FMA peak)\n\n",
+              settings.threads, settings.rounds, settings.cpu_clock ? "thread CPU" : "wall");
   std::printf("- FMA peak (%s, %d thread(s)): f32 %.1f GFLOP/s, f64 %.1f GFLOP/s\n", peak.width, settings.threads,
               peak.float_gflops, peak.double_gflops);
-  for (const Peer& peer : peers) std::printf("- %s: %s\n", peer.name.c_str(), peer.present ? peer.detail.c_str() : peer.detail.c_str());
+  for (const Peer& peer : peers) std::printf("- %s: %s\n", peer.name.c_str(), peer.detail.c_str());
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
   const char* l2 = std::getenv("OPENBLAS_L2_SIZE");
   std::printf("- OPENBLAS_CORETYPE=%s OPENBLAS_L2_SIZE=%s\n\n", coretype ? coretype : "(unset)", l2 ? l2 : "(unset)");
