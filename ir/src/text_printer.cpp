@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <tensorjit/ir/check.hpp>
 #include <tensorjit/ir/text.hpp>
 
 namespace tensorjit::ir {
@@ -104,6 +105,7 @@ std::string format_attributes(const Node& node) {
 }  // namespace
 
 std::string print(const Graph& graph) {
+  for (const auto& output : graph.outputs) TJ_INTERNAL_CHECK(output) << "print: a graph output is null";
   auto order = topological_order(graph);
   std::unordered_map<const Node*, std::size_t> number;
   number.reserve(order.size());

@@ -367,7 +367,7 @@ TEST_CASE("text: byte mutations of valid texts only ever throw tensorjit::Error"
       int edits = std::uniform_int_distribution<int>(1, 3)(rng);
       for (int edit = 0; edit < edits && !mutated.empty(); ++edit) {
         std::size_t at = std::uniform_int_distribution<std::size_t>(0, mutated.size() - 1)(rng);
-        switch (std::uniform_int_distribution<int>(0, 4)(rng)) {
+        switch (std::uniform_int_distribution<int>(0, 5)(rng)) {
           case 0: mutated[at] = static_cast<char>(std::uniform_int_distribution<int>(0, 255)(rng)); break;
           case 1: mutated.erase(at, std::uniform_int_distribution<std::size_t>(1, 8)(rng)); break;
           case 2: {
@@ -376,6 +376,12 @@ TEST_CASE("text: byte mutations of valid texts only ever throw tensorjit::Error"
             break;
           }
           case 3: mutated[at] = static_cast<char>(mutated[at] ^ (1 << std::uniform_int_distribution<int>(0, 7)(rng))); break;
+          case 4: {  // a number changed into another small number: valid syntax, often a bad graph
+            std::size_t end = at;
+            while (end < mutated.size() && mutated[end] >= '0' && mutated[end] <= '9') ++end;
+            mutated.replace(at, end - at, std::to_string(std::uniform_int_distribution<int>(-20, 20)(rng)));
+            break;
+          }
           default: {
             std::size_t from = std::uniform_int_distribution<std::size_t>(0, mutated.size() - 1)(rng);
             mutated.insert(at, mutated.substr(from, std::uniform_int_distribution<std::size_t>(1, 20)(rng)));
