@@ -210,6 +210,10 @@ class Canonicalizer {
         next = rewrite(*node);
       }
       if (!next || next == node) return intern(std::move(node));
+      TJ_INTERNAL_CHECK(next->dtype() == node->dtype() && next->shape() == node->shape())
+          << "canonicalize: a rewrite of " << op_name(node->op()) << " changed its type from "
+          << dtype_name(node->dtype()) << shape_str(node->shape()) << " to "
+          << dtype_name(next->dtype()) << shape_str(next->shape());
       node = std::move(next);
     }
   }
