@@ -3,7 +3,7 @@
 // NaN as their raw bits.
 #include <bit>
 #include <cmath>
-#include <cstring>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -50,8 +50,8 @@ std::string format_float_value(DType dtype, double value) {
       if (std::isnan(narrowed)) return format_nan(*float_bits, kFloatQuietNan);
       return fmt::format("{}", narrowed);
     }
-    // Not a float (a node built outside make()'s rounding): print it as the double it is, so
-    // that printing still loses nothing; the parser rounds it to f32.
+    // Not a float: a Scalar not made by Scalar::of, which rounds f32 values. Printed as the
+    // double it is; the parser rounds it to f32 as Scalar::of would (the one lossy case).
   }
   if (std::isnan(value)) return format_nan(std::bit_cast<std::uint64_t>(value), kDoubleQuietNan);
   return fmt::format("{}", value);
@@ -72,7 +72,6 @@ std::string format_type(DType dtype, const Shape& shape) {
 // The ` key=value` attributes of one node, in the fixed order text.hpp documents.
 std::string format_attributes(const Node& node) {
   struct Formatter {
-    DType dtype;
     std::string operator()(std::monostate) const { return ""; }
     std::string operator()(const InputAttr& a) const {
       return fmt::format(" strides={} offset={}", format_list(a.layout.strides), a.layout.offset);
@@ -99,7 +98,7 @@ std::string format_attributes(const Node& node) {
                          a.mode == ReductionMode::strict ? "strict" : "fast");
     }
   };
-  return std::visit(Formatter{node.dtype()}, node.attrs());
+  return std::visit(Formatter{}, node.attrs());
 }
 
 }  // namespace
