@@ -29,6 +29,8 @@
 //   values      integers in decimal; bool `true`/`false`; floats as the shortest decimal that
 //               reads back to the same bits in the dtype's width (fmt), `inf`, `-inf`, `-0`,
 //               `nan` and `-nan` for the default quiet NaN, `nan(0x<raw bits>)` for any other NaN.
+//               (An f32 constant holds a float, as Scalar::of makes it; a double that is not one
+//               is printed in full and read back rounded to f32.)
 // Every node states its dtype and shape; the parser builds it through Node::make and checks them
 // against what make() infers.
 #pragma once
