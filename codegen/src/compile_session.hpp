@@ -20,7 +20,7 @@ struct CompileSession {
   const DumpRequest* dump = nullptr;  // write .ll / .opt.ll from the IR transform when set
   double optimize_ms = 0;
   double codegen_ms = 0;
-  std::string object;                 // the object code the JIT linked, captured on its way
+  std::string object;  // the object code the JIT linked, captured on its way
   // An exception our own code raised inside an ORC callback: it became an llvm::Error there (no
   // C++ exception crosses LLVM frames) and is rethrown once the lookup has returned.
   std::exception_ptr failure;

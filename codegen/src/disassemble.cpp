@@ -26,9 +26,11 @@
 namespace tensorjit::codegen {
 namespace {
 
-template <typename T> T take_or_throw(llvm::Expected<T> value, std::string_view what) {
-  if (!value) throw InternalError(fmt::format("disassembly: {}: {}", what,
-                                              llvm::toString(value.takeError())));
+template <typename T>
+T take_or_throw(llvm::Expected<T> value, std::string_view what) {
+  if (!value)
+    throw InternalError(
+        fmt::format("disassembly: {}: {}", what, llvm::toString(value.takeError())));
   return std::move(*value);
 }
 
@@ -55,11 +57,11 @@ struct Disassembler {
     instructions.reset(target->createMCInstrInfo());
     if (!registers || !asm_info || !subtarget || !instructions)
       throw InternalError("disassembly: the target lacks MC support for " + triple_name);
-    context = std::make_unique<llvm::MCContext>(triple, asm_info.get(), registers.get(),
-                                                subtarget.get());
+    context =
+        std::make_unique<llvm::MCContext>(triple, asm_info.get(), registers.get(), subtarget.get());
     decoder.reset(target->createMCDisassembler(*subtarget, *context));
-    printer.reset(target->createMCInstPrinter(triple, /*SyntaxVariant=*/0, *asm_info,
-                                              *instructions, *registers));
+    printer.reset(target->createMCInstPrinter(triple, /*SyntaxVariant=*/0, *asm_info, *instructions,
+                                              *registers));
     if (!decoder || !printer)
       throw InternalError("disassembly: no disassembler linked for " + triple_name);
   }
@@ -109,8 +111,7 @@ std::map<uint64_t, std::string> section_relocations(const llvm::object::ObjectFi
             if (!name) llvm::consumeError(name.takeError());
             if (auto symbol_section = symbol->getSection(); symbol_section) {
               if (*symbol_section != object.section_end())
-                if (auto section_name = (*symbol_section)->getName())
-                  target = section_name->str();
+                if (auto section_name = (*symbol_section)->getName()) target = section_name->str();
             } else {
               llvm::consumeError(symbol_section.takeError());
             }
@@ -127,8 +128,8 @@ std::map<uint64_t, std::string> section_relocations(const llvm::object::ObjectFi
 
 std::string disassemble_object(std::string_view object_bytes, const std::string& triple,
                                const std::string& cpu, const std::string& features) {
-  const auto buffer = llvm::MemoryBufferRef(llvm::StringRef(object_bytes.data(), object_bytes.size()),
-                                            "kernel object");
+  const auto buffer = llvm::MemoryBufferRef(
+      llvm::StringRef(object_bytes.data(), object_bytes.size()), "kernel object");
   auto object = take_or_throw(llvm::object::ObjectFile::createObjectFile(buffer), "reading object");
   Disassembler disassembler(triple, cpu, features);
 
@@ -152,7 +153,8 @@ std::string disassemble_object(std::string_view object_bytes, const std::string&
       const auto status = disassembler.decoder->getInstruction(
           instruction, size, bytes.slice(offset), offset, llvm::nulls());
       if (status != llvm::MCDisassembler::Success || size == 0) {
-        out << fmt::format("\t.byte\t0x{:02x}\t# offset {:#x}: not decoded\n", bytes[offset], offset);
+        out << fmt::format("\t.byte\t0x{:02x}\t# offset {:#x}: not decoded\n", bytes[offset],
+                           offset);
         offset += 1;
         continue;
       }

@@ -43,7 +43,7 @@ std::string cache_identity(const KernelKey& key, std::string_view symbol,
                            const TargetDescription& target) {
   return fmt::format(
       "tensorjit kernel cache\nkey={}\nsymbol={}\nllvm={}\ntensorjit={}\ncpu={}\nfeatures={}\n"
-      "vector_bits={}\npipeline={}\ncodegen={}\ncode_model=small\n",
+      "vector_bits={}\npipeline={}\ncodegen={}\ncode_model=small\nrelocation=pic\n",
       key.text, symbol, LLVM_VERSION_STRING, TENSORJIT_VERSION, target.cpu, target.features,
       target.vector_bits, pipeline_name(kKernelPipeline), codegen_level_name(kKernelCodegenLevel));
 }
@@ -81,8 +81,8 @@ CacheFileRead read_cache_file(const std::filesystem::path& path, const std::stri
   }
   const auto version = get_integer(bytes, 8, 4);
   if (version != kDiskCacheFormatVersion) {
-    result.rejection = fmt::format("format version {}, expected {}", version,
-                                   kDiskCacheFormatVersion);
+    result.rejection =
+        fmt::format("format version {}, expected {}", version, kDiskCacheFormatVersion);
     return result;
   }
   const auto identity_size = get_integer(bytes, 12, 4);

@@ -26,7 +26,8 @@ namespace tensorjit::codegen {
 inline constexpr std::uint32_t kDiskCacheFormatVersion = 1;
 
 // Everything that changes a kernel's code, as text: the caller's key, the symbol, LLVM and
-// project versions, CPU name and features, vector width, pipeline and codegen level.
+// project versions, CPU name and features, vector width, pipeline, codegen level, code and
+// relocation models.
 std::string cache_identity(const KernelKey& key, std::string_view symbol,
                            const TargetDescription& target);
 

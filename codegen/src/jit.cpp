@@ -53,14 +53,19 @@ std::string short_hash(const std::string& text) {
 // A JITDylib of its own for one kernel: names never clash, and removing it frees the kernel.
 llvm::orc::JITDylib& create_kernel_dylib(llvm::orc::LLJIT& lljit) {
   auto dylib = lljit.createJITDylib(fmt::format("tensorjit.kernel.{}", ++dylib_counter));
-  if (!dylib)
-    throw InternalError("cannot create a JITDylib: " + llvm::toString(dylib.takeError()));
+  if (!dylib) throw InternalError("cannot create a JITDylib: " + llvm::toString(dylib.takeError()));
   return *dylib;
 }
 
 void remove_dylib(llvm::orc::JITDylib& dylib) noexcept {
-  if (auto error = JitEngine::instance().lljit().getExecutionSession().removeJITDylib(dylib))
-    logger().error("freeing a kernel's code failed: {}", llvm::toString(std::move(error)));
+  auto error = JitEngine::instance().lljit().getExecutionSession().removeJITDylib(dylib);
+  if (!error) return;
+  const std::string message = llvm::toString(std::move(error));
+  try {
+    logger().error("freeing a kernel's code failed: {}", message);
+  } catch (...) {
+    // Runs in destructors: a failure to log cannot be reported anywhere else.
+  }
 }
 
 // Adds code to `dylib` with `add`, then looks `symbol` up, which (for IR) runs the layers on this
@@ -213,14 +218,13 @@ KernelHandle Jit::get_or_compile(const KernelKey& key, std::string_view symbol,
     throw;
   }
   promise.set_value(kernel);
-  std::vector<KernelHandle> evicted;
+  std::vector<KernelHandle> evicted;  // freed on return, after the lock is released
   {
     std::lock_guard lock(impl.mutex);
     evicted = impl.evict_beyond_capacity();
   }
   return kernel;
 }
-
 
 KernelHandle Jit::Impl::load_or_compile(const KernelKey& key, std::string_view symbol,
                                         const ModuleBuilder& build, const DumpRequest* dump) {
@@ -245,6 +249,10 @@ KernelHandle Jit::Impl::load_or_compile(const KernelKey& key, std::string_view s
                   read.rejection);
   }
   auto kernel = compile(key, symbol, build, dump);
+  if (kernel->internals().object.empty()) {
+    logger().error("the object of kernel {} was not captured; it is not cached on disk", symbol);
+    return kernel;
+  }
   const std::string failure = write_cache_file(path, identity, kernel->internals().object);
   if (failure.empty()) {
     count(&JitStats::disk_writes);
@@ -260,11 +268,13 @@ std::unique_ptr<llvm::Module> Jit::Impl::build_module(llvm::LLVMContext& context
                                                       const ModuleBuilder& build) {
   // Named by its symbol: the name reaches the object (its file symbol) and the dumps, which must
   // not depend on what else the process compiled.
-  auto module = std::make_unique<llvm::Module>(llvm::StringRef(symbol.data(), symbol.size()), context);
+  auto module =
+      std::make_unique<llvm::Module>(llvm::StringRef(symbol.data(), symbol.size()), context);
   module->setDataLayout(engine.data_layout());
   module->setTargetTriple(engine.triple().str());
   build(*module);
-  const llvm::Function* function = module->getFunction(llvm::StringRef(symbol.data(), symbol.size()));
+  const llvm::Function* function =
+      module->getFunction(llvm::StringRef(symbol.data(), symbol.size()));
   TJ_INTERNAL_CHECK(function && !function->isDeclaration())
       << "the module built for kernel '" << symbol << "' does not define a function of that name";
   std::string problems;
@@ -294,8 +304,8 @@ KernelHandle Jit::Impl::compile(const KernelKey& key, std::string_view symbol,
   state->address = add_and_look_up(
       dylib, symbol,
       [&] {
-        return lljit.addIRModule(dylib,
-                                 llvm::orc::ThreadSafeModule(std::move(module), std::move(context)));
+        return lljit.addIRModule(
+            dylib, llvm::orc::ThreadSafeModule(std::move(module), std::move(context)));
       },
       &session);
   state->dylib = &dylib;
@@ -322,9 +332,8 @@ KernelHandle Jit::Impl::load_object(std::string object, std::string_view symbol)
   state->address = add_and_look_up(
       dylib, symbol,
       [&] {
-        return lljit.addObjectFile(
-            dylib, llvm::MemoryBuffer::getMemBufferCopy(object, "tensorjit.cached." +
-                                                                    std::string(symbol)));
+        return lljit.addObjectFile(dylib, llvm::MemoryBuffer::getMemBufferCopy(
+                                              object, "tensorjit.cached." + std::string(symbol)));
       },
       nullptr);
   state->dylib = &dylib;

@@ -42,8 +42,7 @@ llvm::Error error_from_exception(const std::exception_ptr& failure) {
     std::rethrow_exception(failure);
   } catch (const std::exception& exception) {
     message += std::string(": ") + exception.what();
-  } catch (...) {
-  }
+  } catch (...) {}
   return llvm::make_error<llvm::StringError>(message, llvm::inconvertibleErrorCode());
 }
 
@@ -78,11 +77,11 @@ class PooledCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
                                                  llvm::inconvertibleErrorCode());
     passes.run(module);
     const std::string id = session_id(module);
-    if (CompileSession* session = registry_.find(id)) session->codegen_ms = milliseconds_since(start);
+    if (CompileSession* session = registry_.find(id))
+      session->codegen_ms = milliseconds_since(start);
     return std::make_unique<llvm::SmallVectorMemoryBuffer>(std::move(object), id,
                                                            /*RequiresNullTerminator=*/false);
   }
-
 
   TargetMachinePool& machines_;
   CompileRegistry& registry_;
@@ -110,7 +109,11 @@ llvm::orc::JITTargetMachineBuilder kernel_target_machine_builder() {
   if (!detected)
     throw InternalError("cannot describe the host CPU to LLVM: " +
                         llvm::toString(detected.takeError()));
+  // Small code model with position-independent code: constant pools are reached RIP-relative.
+  // Without PIC, LLVM emits 32-bit absolute addresses, which JITLink cannot fix up when it maps
+  // memory above 2 GiB (it does on Linux).
   detected->setCodeModel(llvm::CodeModel::Small);
+  detected->setRelocationModel(llvm::Reloc::PIC_);
   detected->setCodeGenOptLevel(kKernelCodegenLevel);
   detected->getOptions().AllowFPOpFusion = llvm::FPOpFusion::Strict;
   return std::move(*detected);
@@ -140,22 +143,23 @@ JitEngine::JitEngine() {
   if (!process_control)
     throw InternalError("cannot create the JIT's process control: " +
                         llvm::toString(process_control.takeError()));
-  auto made = llvm::orc::LLJITBuilder()
-                  .setExecutorProcessControl(std::move(*process_control))
-                  .setJITTargetMachineBuilder(target_machine_builder)
-                  // Off, although compiles do run concurrently: the flag only picks ORC's own
-                  // compile function (we give ours, thread safe through the pool) and makes ORC
-                  // clone every module into a new context before emitting it, which a module
-                  // that already owns its context does not need.
-                  .setSupportConcurrentCompilation(false)
-                  .setCompileFunctionCreator([this](llvm::orc::JITTargetMachineBuilder)
-                                                 -> llvm::Expected<std::unique_ptr<
-                                                     llvm::orc::IRCompileLayer::IRCompiler>> {
-                    return std::make_unique<PooledCompiler>(*machines_, registry_);
-                  })
-                  // Kernels have no static constructors: no platform runtime is needed.
-                  .setPlatformSetUp(llvm::orc::setUpInactivePlatform)
-                  .create();
+  auto made =
+      llvm::orc::LLJITBuilder()
+          .setExecutorProcessControl(std::move(*process_control))
+          .setJITTargetMachineBuilder(target_machine_builder)
+          // Off, although compiles do run concurrently: the flag only picks ORC's own
+          // compile function (we give ours, thread safe through the pool) and makes ORC
+          // clone every module into a new context before emitting it, which a module
+          // that already owns its context does not need.
+          .setSupportConcurrentCompilation(false)
+          .setCompileFunctionCreator(
+              [this](llvm::orc::JITTargetMachineBuilder)
+                  -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+                return std::make_unique<PooledCompiler>(*machines_, registry_);
+              })
+          // Kernels have no static constructors: no platform runtime is needed.
+          .setPlatformSetUp(llvm::orc::setUpInactivePlatform)
+          .create();
   if (!made) throw InternalError("cannot create the LLVM JIT: " + llvm::toString(made.takeError()));
   lljit_ = std::move(*made);
   // Link errors (an unresolved symbol) reach the reporter, not the failed lookup, which only says

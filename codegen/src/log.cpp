@@ -29,9 +29,9 @@ spdlog::logger& logger() {
 
 void set_log_level(std::string_view level_name) {
   static constexpr std::pair<std::string_view, spdlog::level::level_enum> kLevels[] = {
-      {"off", spdlog::level::off},   {"critical", spdlog::level::critical},
-      {"error", spdlog::level::err}, {"warn", spdlog::level::warn},
-      {"info", spdlog::level::info}, {"debug", spdlog::level::debug},
+      {"off", spdlog::level::off},    {"critical", spdlog::level::critical},
+      {"error", spdlog::level::err},  {"warn", spdlog::level::warn},
+      {"info", spdlog::level::info},  {"debug", spdlog::level::debug},
       {"trace", spdlog::level::trace}};
   for (const auto& [name, level] : kLevels) {
     if (name == level_name) {

@@ -11,7 +11,7 @@
 namespace tensorjit::codegen {
 
 enum class Pipeline {
-  none,            // no IR pass at all
+  none,                     // no IR pass at all
   instcombine_simplifycfg,  // function(instcombine, simplifycfg): the one the JIT uses
   o1,
   o2,
@@ -24,8 +24,9 @@ std::string_view pipeline_name(Pipeline pipeline);
 std::string_view codegen_level_name(llvm::CodeGenOptLevel level);
 
 // Runs `pipeline` over `module` with the new pass manager. Loop unrolling and LLVM's vectorizers
-// are off in every pipeline: kernels unroll and vectorize themselves, lane-independently. `target_machine` (may be null) supplies the cost model.
-// Never adds fast-math flags, so the result computes the same bits as the input.
+// are off in every pipeline: kernels unroll and vectorize themselves, lane-independently.
+// `target_machine` (may be null) supplies the cost model. Never adds fast-math flags, so the result
+// computes the same bits as the input.
 void run_pipeline(llvm::Module& module, llvm::TargetMachine* target_machine, Pipeline pipeline);
 
 }  // namespace tensorjit::codegen

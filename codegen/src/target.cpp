@@ -35,9 +35,8 @@ std::string host_feature_string() {
   std::vector<std::string> entries;
   for (const auto& feature : llvm::sys::getHostCPUFeatures())
     entries.push_back((feature.getValue() ? "+" : "-") + feature.getKey().str());
-  std::sort(entries.begin(), entries.end(), [](const std::string& a, const std::string& b) {
-    return a.substr(1) < b.substr(1);
-  });
+  std::sort(entries.begin(), entries.end(),
+            [](const std::string& a, const std::string& b) { return a.substr(1) < b.substr(1); });
   std::string joined;
   for (const auto& entry : entries) {
     if (!joined.empty()) joined += ',';
@@ -65,8 +64,8 @@ int parse_vector_bits(std::string_view text, std::string_view source) {
       first == std::string_view::npos ? std::string_view() : text.substr(first, last - first + 1);
   for (int bits : kVectorBitsChoices)
     if (trimmed == std::to_string(bits)) return bits;
-  throw Error(fmt::format("{} must be 128, 256 or 512 (the vector width in bits), got '{}'",
-                          source, text));
+  throw Error(
+      fmt::format("{} must be 128, 256 or 512 (the vector width in bits), got '{}'", source, text));
 }
 
 TargetDescription describe_host(std::optional<int> vector_bits_override) {

@@ -28,7 +28,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Median milliseconds of `runs` calls of `timed`; `untimed` prepares each call.
-double median_ms(int runs, const std::function<void()>& untimed, const std::function<void()>& timed) {
+double median_ms(int runs, const std::function<void()>& untimed,
+                 const std::function<void()>& timed) {
   std::vector<double> samples;
   for (int run = 0; run < runs; ++run) {
     untimed();
@@ -85,7 +86,8 @@ double kernel_ns_per_element(llvm::CodeGenOptLevel level, int bits) {
       llvm::orc::ThreadSafeModule(std::move(fresh.module), std::move(fresh.context))));
   auto* kernel = llvm::cantFail(jit->lookup("multiply_add")).toPtr<MultiplyAddKernel*>();
   constexpr int kCount = 4096, kRepeats = 20000;
-  const auto a = random_floats(kCount, 1), b = random_floats(kCount, 2), c = random_floats(kCount, 3);
+  const auto a = random_floats(kCount, 1), b = random_floats(kCount, 2),
+             c = random_floats(kCount, 3);
   std::vector<float> y(kCount);
   std::vector<double> samples;
   for (int trial = 0; trial < 5; ++trial) {
@@ -111,7 +113,8 @@ TEST_CASE("bench: compile latency of a small vector kernel, and cache hits" * do
 
   FreshModule fresh;
   std::printf("build IR (fresh context):        %.3f ms\n",
-              median_ms(kRuns, [] {}, [&] { fresh = build_fresh(layout, triple, bits); }));
+              median_ms(
+                  kRuns, [] {}, [&] { fresh = build_fresh(layout, triple, bits); }));
 
   auto machine = llvm::cantFail(engine.machines().acquire());
   for (auto pipeline : {codegen::Pipeline::none, codegen::Pipeline::instcombine_simplifycfg,
@@ -119,7 +122,8 @@ TEST_CASE("bench: compile latency of a small vector kernel, and cache hits" * do
     const double ms = median_ms(
         kRuns, [&] { fresh = build_fresh(layout, triple, bits); },
         [&] { codegen::run_pipeline(*fresh.module, &*machine, pipeline); });
-    std::printf("optimize %-34s %.3f ms\n", std::string(codegen::pipeline_name(pipeline)).c_str(), ms);
+    std::printf("optimize %-34s %.3f ms\n", std::string(codegen::pipeline_name(pipeline)).c_str(),
+                ms);
   }
   for (auto level : {llvm::CodeGenOptLevel::None, llvm::CodeGenOptLevel::Less,
                      llvm::CodeGenOptLevel::Default, llvm::CodeGenOptLevel::Aggressive}) {
@@ -145,14 +149,16 @@ TEST_CASE("bench: compile latency of a small vector kernel, and cache hits" * do
     jit.get_or_compile({"bench/warm/" + std::to_string(warm)}, "multiply_add", build);
   // Each cold compile logs its split (build, optimize, codegen, link) at info.
   codegen::set_log_level("info");
-  std::printf("get_or_compile, cold (whole JIT): %.3f ms\n",
-              median_ms(kRuns, [] {}, [&] {
-                jit.get_or_compile({"bench/" + std::to_string(++key)}, "multiply_add", build);
-              }));
+  std::printf(
+      "get_or_compile, cold (whole JIT): %.3f ms\n",
+      median_ms(
+          kRuns, [] {},
+          [&] { jit.get_or_compile({"bench/" + std::to_string(++key)}, "multiply_add", build); }));
   codegen::set_log_level("warn");
   jit.get_or_compile({"bench/hit"}, "multiply_add", build);
   std::printf("get_or_compile, memory hit:      %.5f ms\n",
-              median_ms(10000, [] {}, [&] { jit.get_or_compile({"bench/hit"}, "multiply_add", build); }));
+              median_ms(
+                  10000, [] {}, [&] { jit.get_or_compile({"bench/hit"}, "multiply_add", build); }));
 
   ScratchDirectory directory("bench-disk");
   {
@@ -163,8 +169,11 @@ TEST_CASE("bench: compile latency of a small vector kernel, and cache hits" * do
   codegen::Jit reader(options_with_cache(directory.path()));
   int disk_key = 0;
   std::printf("get_or_compile, disk hit:        %.3f ms\n",
-              median_ms(kRuns, [] {}, [&] {
-                reader.get_or_compile({"bench/disk/" + std::to_string(disk_key++)}, "multiply_add", build);
-              }));
+              median_ms(
+                  kRuns, [] {},
+                  [&] {
+                    reader.get_or_compile({"bench/disk/" + std::to_string(disk_key++)},
+                                          "multiply_add", build);
+                  }));
   CHECK(reader.stats().disk_hits == kRuns);
 }

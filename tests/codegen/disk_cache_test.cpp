@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <vector>
@@ -24,8 +25,8 @@ std::vector<std::filesystem::path> cache_files(const std::filesystem::path& dire
 codegen::JitStats fresh_jit_run(const std::filesystem::path& directory, const std::string& key,
                                 bool* correct = nullptr) {
   codegen::Jit jit(options_with_cache(directory));
-  auto kernel = jit.get_or_compile({key}, "kernel",
-                                   multiply_add_builder("kernel", jit.target().vector_bits));
+  auto kernel =
+      jit.get_or_compile({key}, "kernel", multiply_add_builder("kernel", jit.target().vector_bits));
   if (correct) *correct = same_bits(run_multiply_add(*kernel, 1001), expected_multiply_add(1001));
   return jit.stats();
 }
@@ -60,7 +61,8 @@ TEST_CASE("a second Jit over the same cache directory compiles nothing") {
   narrow.vector_bits = 128;
   codegen::Jit narrow_jit(narrow);
   if (narrow_jit.target().native_vector_bits != 128) {
-    auto kernel = narrow_jit.get_or_compile({"disk/a"}, "kernel", multiply_add_builder("kernel", 128));
+    auto kernel =
+        narrow_jit.get_or_compile({"disk/a"}, "kernel", multiply_add_builder("kernel", 128));
     CHECK(!kernel->loaded_from_disk());
     CHECK(cache_files(directory.path()).size() == 3);
   }
@@ -78,7 +80,7 @@ TEST_CASE("a corrupt, truncated or foreign cache file is ignored, never loaded, 
   std::string flipped = good;
   flipped[flipped.size() - 40] ^= 0x5a;  // inside the object code
   std::string foreign_identity = good;
-  foreign_identity[40] ^= 0x01;          // inside the identity text
+  foreign_identity[40] ^= 0x01;  // inside the identity text
   std::string bad_version = good;
   bad_version[8] = 7;
   const std::vector<std::pair<const char*, std::string>> damaged = {
@@ -114,4 +116,32 @@ TEST_CASE("an unwritable cache directory warns and still compiles") {
   CHECK(correct);
   CHECK(stats.compiles == 1);
   CHECK(stats.disk_writes == 0);
+}
+
+// The child half of the test below: skipped unless that test starts this binary with
+// TENSORJIT_TEST_CHILD_CACHE_DIR set and --no-skip.
+TEST_CASE("child: a new process over a warm cache directory compiles nothing" * doctest::skip()) {
+  const char* directory = std::getenv("TENSORJIT_TEST_CHILD_CACHE_DIR");
+  REQUIRE(directory != nullptr);
+  const auto before = codegen::compile_count();
+  bool correct = false;
+  auto stats = fresh_jit_run(directory, "disk/process", &correct);
+  CHECK(correct);
+  CHECK(stats.disk_hits == 1);
+  CHECK(codegen::compile_count() == before);
+}
+
+TEST_CASE("a second process over the same cache directory compiles nothing") {
+  ScratchDirectory directory("disk-cache-process");
+  fresh_jit_run(directory.path(), "disk/process");
+  const auto self = std::filesystem::read_symlink("/proc/self/exe");
+  const auto output = directory.path() / "child.log";
+  const std::string command = "TENSORJIT_TEST_CHILD_CACHE_DIR='" + directory.path().string() +
+                              "' '" + self.string() + "' --no-skip --test-case='child: *' > '" +
+                              output.string() + "' 2>&1";
+  const int status = std::system(command.c_str());
+  const std::string log = read_text(output);
+  INFO(log);
+  CHECK(status == 0);
+  CHECK(log.find("test cases: 1 | 1 passed") != std::string::npos);  // the child case did run
 }

@@ -30,7 +30,8 @@ TEST_CASE("a hand-built vector kernel computes a*b + c with two roundings") {
   // The check above can tell a fused multiply-add apart: some inputs round differently.
   const auto a = random_floats(1003, 1), b = random_floats(1003, 2), c = random_floats(1003, 3);
   int fused_differs = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) fused_differs += std::fma(a[i], b[i], c[i]) != a[i] * b[i] + c[i];
+  for (std::size_t i = 0; i < a.size(); ++i)
+    fused_differs += std::fma(a[i], b[i], c[i]) != a[i] * b[i] + c[i];
   CHECK(fused_differs > 0);
 }
 
@@ -93,7 +94,8 @@ TEST_CASE("the in-memory bound evicts the least recently used kernel") {
 TEST_CASE("an exception from the builder reaches the caller and nothing is cached") {
   codegen::Jit jit;
   const auto before = codegen::compile_count();
-  codegen::ModuleBuilder throwing([](llvm::Module&) { throw std::invalid_argument("no lowering"); });
+  codegen::ModuleBuilder throwing(
+      [](llvm::Module&) { throw std::invalid_argument("no lowering"); });
   CHECK_THROWS_AS(jit.get_or_compile({"throws"}, "k", throwing), std::invalid_argument);
   CHECK(jit.cached_kernel_count() == 0);
   auto kernel = jit.get_or_compile({"throws"}, "k", multiply_add_builder("k", 128));
@@ -103,9 +105,8 @@ TEST_CASE("an exception from the builder reaches the caller and nothing is cache
 
 TEST_CASE("an invalid module or a missing symbol is an internal error with LLVM's words") {
   codegen::Jit jit;
-  codegen::ModuleBuilder missing([](llvm::Module& module) {
-    build_multiply_add(module, "other_name", 128);
-  });
+  codegen::ModuleBuilder missing(
+      [](llvm::Module& module) { build_multiply_add(module, "other_name", 128); });
   CHECK_THROWS_AS(jit.get_or_compile({"missing"}, "k", missing), tensorjit::InternalError);
 
   codegen::ModuleBuilder invalid([](llvm::Module& module) {

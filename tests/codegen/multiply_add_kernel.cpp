@@ -35,7 +35,8 @@ void build_multiply_add(llvm::Module& module, const std::string& symbol, int vec
   auto* exit = llvm::BasicBlock::Create(context, "exit", function);
 
   ir.SetInsertPoint(entry);
-  auto* vector_end = ir.CreateAnd(count, ir.getInt64(-static_cast<std::int64_t>(lanes)), "vector_end");
+  auto* vector_end =
+      ir.CreateAnd(count, ir.getInt64(-static_cast<std::int64_t>(lanes)), "vector_end");
   ir.CreateBr(vector_check);
 
   ir.SetInsertPoint(vector_check);

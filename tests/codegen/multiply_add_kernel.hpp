@@ -1,5 +1,5 @@
-// A hand-built kernel for the JIT tests: y[i] = a[i]*b[i] + c[i] over <lanes x float> vectors with a
-// scalar tail, written as the lowering will write kernels (explicit vectors, no fast-math flags).
+// A hand-built kernel for the JIT tests: y[i] = a[i]*b[i] + c[i] over <lanes x float> vectors with
+// a scalar tail, written as the lowering will write kernels (explicit vectors, no fast-math flags).
 #pragma once
 
 #include <cstdint>

@@ -26,8 +26,8 @@ TEST_CASE("8 threads compiling the same and different keys at once: each key com
       const int key = t % kDistinctKeys;
       start.arrive_and_wait();
       // Every thread also asks for one key all threads share.
-      auto shared = jit.get_or_compile({"threads/shared"}, "shared",
-                                       multiply_add_builder("shared", bits));
+      auto shared =
+          jit.get_or_compile({"threads/shared"}, "shared", multiply_add_builder("shared", bits));
       kernels[t] = jit.get_or_compile({"threads/" + std::to_string(key)}, "kernel",
                                       multiply_add_builder("kernel", bits));
       results[t] = run_multiply_add(*kernels[t], 777, static_cast<unsigned>(key));
@@ -41,7 +41,8 @@ TEST_CASE("8 threads compiling the same and different keys at once: each key com
   for (int t = 0; t < kThreads; ++t) {
     CAPTURE(t);
     CHECK(kernels[t] == kernels[(t + kDistinctKeys) % kThreads]);
-    CHECK(same_bits(results[t], expected_multiply_add(777, static_cast<unsigned>(t % kDistinctKeys))));
+    CHECK(same_bits(results[t],
+                    expected_multiply_add(777, static_cast<unsigned>(t % kDistinctKeys))));
   }
 }
 

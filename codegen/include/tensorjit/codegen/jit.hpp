@@ -71,7 +71,10 @@ class CompiledKernel {
   CompiledKernel& operator=(const CompiledKernel&) = delete;
 
   void* address() const { return address_; }
-  template <typename Function> Function* as() const { return reinterpret_cast<Function*>(address_); }
+  template <typename Function>
+  Function* as() const {
+    return reinterpret_cast<Function*>(address_);
+  }
   const std::string& symbol() const;
   // How this handle's code got here: compiled in this process, or loaded from the disk cache.
   bool loaded_from_disk() const;
@@ -87,12 +90,12 @@ using KernelHandle = std::shared_ptr<const CompiledKernel>;
 
 // Counters of one Jit instance.
 struct JitStats {
-  std::uint64_t compiles = 0;       // modules built, optimized and code-generated
-  std::uint64_t memory_hits = 0;    // served from the in-memory cache
-  std::uint64_t disk_hits = 0;      // object loaded from the disk cache instead of compiling
-  std::uint64_t disk_writes = 0;    // cache files written
-  std::uint64_t disk_rejects = 0;   // cache files found corrupt, truncated or foreign (ignored)
-  std::uint64_t evictions = 0;      // kernels dropped from the in-memory cache by its bound
+  std::uint64_t compiles = 0;      // modules built, optimized and code-generated
+  std::uint64_t memory_hits = 0;   // served from the in-memory cache
+  std::uint64_t disk_hits = 0;     // object loaded from the disk cache instead of compiling
+  std::uint64_t disk_writes = 0;   // cache files written
+  std::uint64_t disk_rejects = 0;  // cache files found corrupt, truncated or foreign (ignored)
+  std::uint64_t evictions = 0;     // kernels dropped from the in-memory cache by its bound
 };
 
 class Jit {

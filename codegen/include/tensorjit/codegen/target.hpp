@@ -12,10 +12,10 @@ namespace tensorjit::codegen {
 inline constexpr int kVectorBitsChoices[] = {128, 256, 512};
 
 struct TargetDescription {
-  std::string cpu;          // LLVM's name for the host CPU, e.g. "znver4"
-  std::string features;     // every host feature LLVM knows, "+avx2,-avx512fp16,...", sorted
-  int native_vector_bits;   // from the features: 512 with avx512f, 256 with avx2, else 128
-  int vector_bits;          // what kernels are built at: the override if given, else native
+  std::string cpu;         // LLVM's name for the host CPU, e.g. "znver4"
+  std::string features;    // every host feature LLVM knows, "+avx2,-avx512fp16,...", sorted
+  int native_vector_bits;  // from the features: 512 with avx512f, 256 with avx2, else 128
+  int vector_bits;         // what kernels are built at: the override if given, else native
 
   // One line for dumps and logs: "cpu znver4, vector bits 256 (native 512)".
   std::string summary() const;
