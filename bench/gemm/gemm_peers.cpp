@@ -143,6 +143,17 @@ double max_relative_difference(const std::vector<T>& x, const std::vector<T>& y)
   return scale > 0 ? difference / scale : difference;
 }
 
+std::string load_average() {
+  std::FILE* file = std::fopen("/proc/loadavg", "r");
+  if (file == nullptr) return "unknown";
+  char text[128] = {};
+  const bool read = std::fgets(text, sizeof text, file) != nullptr;
+  std::fclose(file);
+  std::string line = read ? text : "unknown";
+  while (!line.empty() && line.back() == '\n') line.pop_back();
+  return line;
+}
+
 std::string format_gflops(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f", value);
@@ -254,7 +265,8 @@ int main(int argc, char** argv) {
   for (const Peer& peer : peers) std::printf("- %s: %s\n", peer.name.c_str(), peer.detail.c_str());
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
   const char* l2 = std::getenv("OPENBLAS_L2_SIZE");
-  std::printf("- OPENBLAS_CORETYPE=%s OPENBLAS_L2_SIZE=%s\n\n", coretype ? coretype : "(unset)", l2 ? l2 : "(unset)");
+  std::printf("- OPENBLAS_CORETYPE=%s OPENBLAS_L2_SIZE=%s\n", coretype ? coretype : "(unset)", l2 ? l2 : "(unset)");
+  std::printf("- load average at start (other processes share these cores): %s\n\n", load_average().c_str());
 
   std::string header = "| m×k×n | type |", rule = "|---|---|";
   for (int width : settings.widths) {
@@ -275,5 +287,6 @@ int main(int argc, char** argv) {
       if (type == "f32") benchmark_size<float>(settings, size, peers, pool, peak.float_gflops, "f32");
       else benchmark_size<double>(settings, size, peers, pool, peak.double_gflops, "f64");
     }
+  std::printf("\n- load average at end: %s\n", load_average().c_str());
   return 0;
 }

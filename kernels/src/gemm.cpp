@@ -175,9 +175,6 @@ void choose_parts(Plan<T>& plan, int threads) {
   }
 }
 
-// Below this many multiply-adds a product runs on the caller: handing tasks to a pool costs more.
-constexpr std::int64_t minimum_parallel_work = std::int64_t{1} << 18;
-
 template <class T>
 struct ParallelRun {
   const Plan<T>* plan = nullptr;
@@ -213,7 +210,7 @@ void gemm_typed(const GemmArgs<T>& args, const GemmOptions& options) {
 
   const ParallelFor& parallel_for = options.parallel_for;
   const std::int64_t work = args.batch * args.m * args.n * std::max<std::int64_t>(args.k, 1);
-  const bool parallel = parallel_for.run != nullptr && parallel_for.threads > 1 && work >= minimum_parallel_work;
+  const bool parallel = parallel_for.run != nullptr && parallel_for.threads > 1 && work >= options.minimum_parallel_work;
   if (parallel) choose_parts(plan, parallel_for.threads);
   plan.row_chunk = detail::round_up((args.m + plan.row_parts - 1) / plan.row_parts, plan.blocking.mr);
   plan.col_chunk = detail::round_up((args.n + plan.col_parts - 1) / plan.col_parts, plan.blocking.nr);

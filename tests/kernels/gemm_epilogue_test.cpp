@@ -94,6 +94,7 @@ TEST_CASE_TEMPLATE("the epilogue sees every element exactly once, with its final
     check_epilogue<T>(29, 37, 0, 2, options);
     options.allow_unpacked_path = true;
     options.parallel_for = parallel_for_with(two_threads);
+    options.minimum_parallel_work = 0;
     check_epilogue<T>(97, 83, 41, 3, options);
     options.allow_unpacked_path = false;
     check_epilogue<T>(61, 5, 100, 2, options);

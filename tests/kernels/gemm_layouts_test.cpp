@@ -53,6 +53,7 @@ TEST_CASE_TEMPLATE("batched products with strided, broadcast and reversed batche
         CHECK(matches_reference<T>(p, {}));
         tk::GemmOptions threaded;
         threaded.parallel_for = parallel_for_with(two_threads);
+        threaded.minimum_parallel_work = 0;
         p.m = 70;
         p.k = 70;
         CHECK(matches_reference<T>(p, threaded));

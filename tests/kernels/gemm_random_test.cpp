@@ -32,6 +32,7 @@ TEST_CASE_TEMPLATE("random products match the reference bit for bit", T, float, 
       options.nc = 1 + pick(70);
     }
     options.parallel_for = parallel_for_with(threads);
+    options.minimum_parallel_work = 0;
     CHECK(matches_reference<T>(p, options, static_cast<std::uint32_t>(trial)));
   }
 }

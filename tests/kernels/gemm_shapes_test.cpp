@@ -118,12 +118,53 @@ TEST_CASE_TEMPLATE("one and two threads give the reference's bits at every width
       tk::GemmOptions options;
       options.vector_bits = bits;
       options.parallel_for = parallel_for_with(threads);
+      options.minimum_parallel_work = 0;
       for (const Problem& p : shapes) CHECK(matches_reference<T>(p, options));
       options.allow_unpacked_path = false;
       options.mc = 3 * describe_kernel<T>(options).mr;
       options.kc = 11;
       for (const Problem& p : shapes) CHECK(matches_reference<T>(p, options));
     }
+  }
+}
+
+}  // namespace
+
+namespace {
+
+struct RecordingParallelFor {
+  int runs = 0;
+  std::int64_t tasks = 0;
+  static void run(void* context, std::int64_t n_tasks, void (*task)(void*, std::int64_t), void* task_context) {
+    auto* self = static_cast<RecordingParallelFor*>(context);
+    self->runs++;
+    self->tasks = n_tasks;
+    for (std::int64_t i = n_tasks - 1; i >= 0; --i) task(task_context, i);  // any order is allowed
+  }
+};
+
+TEST_CASE("the parallel-for is used once, with whole multiples of the thread count, above the threshold") {
+  std::vector<float> a(300 * 200, 1.0f), b(200 * 310, 1.0f), c(300 * 310);
+  tk::GemmArgs<float> args;
+  args.m = 300;
+  args.n = 310;
+  args.k = 200;
+  args.a = {a.data(), 200, 1, 0};
+  args.b = {b.data(), 310, 1, 0};
+  args.c = {c.data(), 310, 0};
+  for (bool unpacked : {false, true}) {
+    RecordingParallelFor recorder;
+    tk::GemmOptions options;
+    options.allow_unpacked_path = unpacked;
+    options.parallel_for = {&RecordingParallelFor::run, &recorder, 2};
+    tk::gemm(args, options);
+    CHECK(recorder.runs == 1);
+    CHECK(recorder.tasks % 2 == 0);
+    CHECK(c[0] == 200.0f);
+    CHECK(c[300 * 310 - 1] == 200.0f);
+    options.minimum_parallel_work = args.m * args.n * args.k + 1;
+    tk::gemm(args, options);
+    CHECK(recorder.runs == 1);
   }
 }
 

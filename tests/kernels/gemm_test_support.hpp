@@ -101,6 +101,7 @@ inline tk::ParallelFor parallel_for_with(int& threads) {
   return parallel_for;
 }
 
+
 struct Problem {
   std::int64_t m = 1, n = 1, k = 1, batch = 1;
   Layout a_layout = Layout::row_major, b_layout = Layout::row_major;

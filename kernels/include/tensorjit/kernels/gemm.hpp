@@ -85,6 +85,9 @@ struct GemmOptions {
   int vector_bits = 0;
   InstructionSet instruction_set = InstructionSet::best;
   ParallelFor parallel_for{};
+  // Products with fewer multiply-adds (batch*m*n*k) run on the calling thread: below about 20 us
+  // of work on one core, waking a pool's workers and joining them costs as much as the product.
+  std::int64_t minimum_parallel_work = std::int64_t{1} << 22;
   // Cache blocking override for tests and tuning; 0 keeps the per-ISA table (docs/gemm.md).
   // mc is rounded up to a multiple of MR and nc to a multiple of NR.
   std::int64_t mc = 0, kc = 0, nc = 0;
