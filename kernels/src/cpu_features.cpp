@@ -4,22 +4,44 @@
 
 namespace tensorjit::kernels {
 
+namespace {
+
+struct CpuFeatures {
+  bool avx2 = false;
+  bool avx512 = false;
+};
+
+// Detected once: gemm() asks on every call.
+const CpuFeatures& cpu_features() {
+  static const CpuFeatures features = [] {
+    __builtin_cpu_init();
+    CpuFeatures detected;
+    detected.avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    // isa_avx512.cpp is compiled with -mavx512f -mavx512vl -mavx512dq -mavx512bw (and FMA).
+    detected.avx512 = detected.avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+                      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
+    return detected;
+  }();
+  return features;
+}
+
+}  // namespace
+
 bool cpu_supports(InstructionSet instruction_set) {
   switch (instruction_set) {
     case InstructionSet::best:
     case InstructionSet::portable:
       return true;
     case InstructionSet::avx2:
-      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+      return cpu_features().avx2;
     case InstructionSet::avx512:
-      // isa_avx512.cpp is compiled with -mavx512f -mavx512vl -mavx512dq -mavx512bw (and FMA).
-      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-             __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") &&
-             __builtin_cpu_supports("fma");
+      return cpu_features().avx512;
   }
   return false;
 }
 
+// Measured (docs/gemm.md): with AVX-512 the 512-bit kernels are the fastest on this Zen 5, whose
+// FMA units are 512 bits wide.
 int native_vector_bits() {
   if (cpu_supports(InstructionSet::avx512)) return 512;
   if (cpu_supports(InstructionSet::avx2)) return 256;

@@ -19,23 +19,24 @@ std::string shape_text(std::int64_t m, std::int64_t n, std::int64_t k, std::int6
 
 template <class T>
 void validate_arguments(const GemmArgs<T>& args, const char* function) {
-  const std::string shape = shape_text(args.m, args.n, args.k, args.batch);
+  // The message is only built on failure: this runs on every call, also for tiny products.
+  auto shape = [&] { return shape_text(args.m, args.n, args.k, args.batch); };
   if (args.m < 0 || args.n < 0 || args.k < 0 || args.batch < 0)
-    fail(function, "sizes must be non-negative (" + shape + ")");
+    fail(function, "sizes must be non-negative (" + shape() + ")");
   if (args.batch == 0 || args.m == 0 || args.n == 0) return;
-  if (args.c.data == nullptr) fail(function, "C is null for a non-empty product (" + shape + ")");
+  if (args.c.data == nullptr) fail(function, "C is null for a non-empty product (" + shape() + ")");
   if (args.k > 0 && (args.a.data == nullptr || args.b.data == nullptr))
-    fail(function, "A or B is null for a product with k > 0 (" + shape + ")");
+    fail(function, "A or B is null for a product with k > 0 (" + shape() + ")");
   if (args.m > 1 && args.c.row_stride < args.n)
     fail(function, "C's row stride " + std::to_string(args.c.row_stride) +
-                       " is smaller than n (C is row-major with column stride 1; " + shape + ")");
+                       " is smaller than n (C is row-major with column stride 1; " + shape() + ")");
   if (args.c.row_stride < 0 || args.c.batch_stride < 0)
     fail(function, "C's strides must be non-negative (row stride " + std::to_string(args.c.row_stride) +
                        ", batch stride " + std::to_string(args.c.batch_stride) + ")");
   const std::int64_t c_extent = (args.m - 1) * args.c.row_stride + args.n;
   if (args.batch > 1 && args.c.batch_stride < c_extent)
     fail(function, "C's batch stride " + std::to_string(args.c.batch_stride) + " makes batches overlap (each spans " +
-                       std::to_string(c_extent) + " elements; " + shape + ")");
+                       std::to_string(c_extent) + " elements; " + shape() + ")");
 }
 
 template void validate_arguments(const GemmArgs<float>&, const char*);
