@@ -3,6 +3,8 @@
 //
 //   build-lower/bench/elementwise/w1_peers [--vector-bits 128|256|512] [--runs 11] [--elements N]
 //                                          [--dump FOLDER]   (writes w1.ll, w1.opt.ll, w1.s)
+//                                          [--row R]  (the kernel walks the data as [n / R, R]:
+//                                                      the cost of short rows; default one row)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -28,6 +30,7 @@ struct Options {
   int runs = 11;
   std::int64_t elements = std::int64_t{16} << 20;
   std::string dump_folder;
+  std::int64_t row = 0;
 };
 
 Options parse(int argc, char** argv) {
@@ -38,6 +41,7 @@ Options parse(int argc, char** argv) {
     else if (flag == "--runs") options.runs = std::stoi(argv[i + 1]);
     else if (flag == "--elements") options.elements = std::stoll(argv[i + 1]);
     else if (flag == "--dump") options.dump_folder = argv[i + 1];
+    else if (flag == "--row") options.row = std::stoll(argv[i + 1]);
   }
   return options;
 }
@@ -99,14 +103,19 @@ int main(int argc, char** argv) {
   });
 
   codegen::LoopArgs args{};
-  args.rank = 1;
-  args.shape[0] = n;
+  const std::int64_t row = options.row > 0 && n % options.row == 0 ? options.row : n;
+  args.rank = row == n ? 1 : 2;
+  args.shape[0] = row == n ? n : n / row;
+  args.shape[1] = row;
   const void* inputs[3];
   for (int k = 0; k < 3; ++k) {
     inputs[k] = spec.inputs[k]->attr<ir::InputAttr>().buffer->data();
   }
   std::vector<std::int64_t> strides(3 * codegen::kMaxLoopRank, 0);
-  for (int k = 0; k < 3; ++k) strides[k * codegen::kMaxLoopRank] = 1;
+  for (int k = 0; k < 3; ++k) {
+    strides[k * codegen::kMaxLoopRank] = row == n ? 1 : row;
+    strides[k * codegen::kMaxLoopRank + 1] = 1;
+  }
   void* outputs[1] = {jit_result.data()};
   args.inputs = inputs;
   args.input_strides = strides.data();
@@ -122,8 +131,8 @@ int main(int argc, char** argv) {
   const bool same = std::memcmp(jit_result.data(), loop_result.data(), n * sizeof(float)) == 0;
   const double jit_ms = median(jit_times), loop_ms = median(loop_times);
   const double gigabytes = 4.0 * static_cast<double>(n) * sizeof(float) / 1e9;
-  std::printf("W1 y = max(a*b + c, 0) * 0.5, f32, %lld elements, 1 thread, median of %d runs\n",
-              static_cast<long long>(n), options.runs);
+  std::printf("W1 y = max(a*b + c, 0) * 0.5, f32, %lld elements in rows of %lld, 1 thread, median of %d runs\n",
+              static_cast<long long>(n), static_cast<long long>(row), options.runs);
   std::printf("  target: %s, kernel compiled in %.1f ms\n", jit.target().summary().c_str(), compile_ms);
   std::printf("  jit loop kernel : %8.2f ms  %6.1f GB/s\n", jit_ms, gigabytes / (jit_ms / 1e3));
   std::printf("  g++ -O3 -march=native -fno-trapping-math -ffp-contract=off loop: %8.2f ms  %6.1f GB/s\n",
