@@ -88,7 +88,7 @@ ir::Graph mixed_graph(const ir::Shape& shape, const LayoutKind kinds[4], std::mt
 
 const std::vector<ir::Shape> kDomains = {
     {}, {0}, {1}, {2}, {3}, {7}, {31}, {33}, {1000}, {3, 0}, {3, 7}, {5, 33}, {4, 1}, {1, 17},
-    {2, 3, 31}, {2, 1, 3, 5}, {3, 2, 2, 2, 9}};
+    {2, 3, 31}, {2, 1, 3, 5}, {3, 2, 2, 2, 9}, {2, 1, 2, 1, 3, 1, 2, 5}};
 
 // Cut points for a range of `count`: a few random pieces, or every element on its own.
 std::vector<std::int64_t> random_cuts(std::int64_t count, std::mt19937_64& rng, bool singles) {
@@ -171,6 +171,20 @@ TEST_CASE("the same bits, byte for byte, at 128, 256 and 512 bits and across spl
     results.push_back(run_loop_kernel(*kernel, spec, domain, random_cuts(numel(domain), rng, true)));
   }
   for (const auto& result : results) CHECK(result == results.front());
+}
+
+TEST_CASE("outputs may be input leaves, constants and shared values") {
+  std::mt19937_64 rng(9);
+  for (const auto& domain : {ir::Shape{37}, ir::Shape{3, 11}}) {
+    auto x = random_input(domain, DType::f64, LayoutKind::reversed, rng);
+    auto flags = random_input(domain, DType::boolean, LayoutKind::stride_two, rng);
+    auto seven = ir::make_constant(DType::i64, domain, ir::Scalar::of_int(DType::i64, 7));
+    auto root = ir::make_unary(ir::Op::sqrt, x);
+    auto y = ir::make_binary(ir::Op::add, root, root);
+    ir::Graph graph{{x, seven, y, root, ir::make_unary(ir::Op::logical_not, flags), flags}};
+    codegen::Jit jit;
+    CHECK(matches_interpreter(jit, make_spec(graph)));
+  }
 }
 
 TEST_CASE("the key names structure, not sizes") {

@@ -6,7 +6,9 @@
 // first operand's NaN, and which operand comes first in a commutative instruction is each compiler's
 // choice (g++ for the interpreter, LLVM for the kernel), so the sign and payload of a NaN made from
 // two NaNs are not reproducible across compilers. No op lets a NaN's sign or payload reach a
-// non-NaN result (casts give 0, comparisons ignore them), so nothing else is relaxed.
+// non-NaN result (casts give 0, comparisons ignore them), so nothing else is relaxed. Measured with
+// an exact comparison: over every op, dtype and special value, only add and mul of two NaNs of
+// different signs differ (LLVM commutes the operands); everything else matches byte for byte.
 #pragma once
 
 #include <doctest/doctest.h>
