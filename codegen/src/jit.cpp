@@ -184,19 +184,22 @@ std::uint64_t compile_count() { return process_compiles.load(); }
 KernelHandle Jit::get_or_compile(const KernelKey& key, std::string_view symbol,
                                  const ModuleBuilder& build, const DumpRequest* dump) {
   Impl& impl = *impl_;
+  // The symbol is part of the slot's name: the same key asked for under another symbol is another
+  // kernel (its code defines another name).
+  const std::string slot_name = std::string(symbol) + '\n' + key.text;
   std::promise<KernelHandle> promise;
   std::shared_future<KernelHandle> pending;
   bool owner = false;
   {
     std::lock_guard lock(impl.mutex);
-    auto found = impl.slots.find(key.text);
+    auto found = impl.slots.find(slot_name);
     if (found != impl.slots.end()) {
       found->second.last_use = ++impl.use_clock;
       pending = found->second.kernel;
     } else {
       owner = true;
       pending = promise.get_future().share();
-      impl.slots.emplace(key.text, Impl::Slot{pending, ++impl.use_clock});
+      impl.slots.emplace(slot_name, Impl::Slot{pending, ++impl.use_clock});
     }
   }
   if (!owner) {
@@ -212,7 +215,7 @@ KernelHandle Jit::get_or_compile(const KernelKey& key, std::string_view symbol,
     // Erased before the waiters learn of the failure, so a later call tries again.
     {
       std::lock_guard lock(impl.mutex);
-      impl.slots.erase(key.text);
+      impl.slots.erase(slot_name);
     }
     promise.set_exception(std::current_exception());
     throw;

@@ -61,10 +61,14 @@ TEST_CASE("a second request compiles nothing; the counters say so") {
   auto other = jit.get_or_compile({"counter/2"}, "kernel", multiply_add_builder("kernel", bits));
   CHECK(codegen::compile_count() == before + 2);
   CHECK(other->address() != first->address());
+  // The same key under another symbol is another kernel too.
+  auto renamed = jit.get_or_compile({"counter"}, "renamed", multiply_add_builder("renamed", bits));
+  CHECK(renamed->symbol() == "renamed");
+  CHECK(codegen::compile_count() == before + 3);
   const auto stats = jit.stats();
-  CHECK(stats.compiles == 2);
+  CHECK(stats.compiles == 3);
   CHECK(stats.memory_hits == 1);
-  CHECK(jit.cached_kernel_count() == 2);
+  CHECK(jit.cached_kernel_count() == 3);
 }
 
 TEST_CASE("the in-memory bound evicts the least recently used kernel") {
