@@ -64,6 +64,9 @@ struct Disassembler {
                                               *registers));
     if (!decoder || !printer)
       throw InternalError("disassembly: no disassembler linked for " + triple_name);
+    // Branch targets as offsets in the section, matching the offsets printed on each line.
+    printer->setPrintBranchImmAsAddress(true);
+    printer->setPrintImmHex(true);
   }
 };
 
@@ -159,7 +162,10 @@ std::string disassemble_object(std::string_view object_bytes, const std::string&
         continue;
       }
       out << fmt::format("{:6x}:", offset);
-      disassembler.printer->printInst(&instruction, offset, "", *disassembler.subtarget, out);
+      // x86 branch immediates are relative to the end of the instruction, and the printer adds
+      // the address it is given: give it the end so that targets print as section offsets.
+      disassembler.printer->printInst(&instruction, offset + size, "", *disassembler.subtarget,
+                                      out);
       const auto relocation = relocations.lower_bound(offset);
       if (relocation != relocations.end() && relocation->first < offset + size)
         out << "\t# " << relocation->second;
