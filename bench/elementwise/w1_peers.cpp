@@ -8,12 +8,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include <tensorjit/codegen/log.hpp>
 #include <tensorjit/codegen/loop_kernel.hpp>
 #include <tensorjit/ir/node.hpp>
 
@@ -68,6 +70,8 @@ ir::NodePtr wrap(std::vector<float>& values) {
 
 int main(int argc, char** argv) {
   const Options options = parse(argc, argv);
+  // TENSORJIT_LOG=info prints the compile's phases (build, optimize, codegen, link).
+  if (const char* level = std::getenv("TENSORJIT_LOG")) codegen::set_log_level(level);
   const std::int64_t n = options.elements;
   std::vector<float> a(n), b(n), c(n), jit_result(n), loop_result(n);
   std::mt19937 rng(42);
