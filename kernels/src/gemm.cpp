@@ -65,18 +65,22 @@ RegionFunction<T> unpacked_function(const KernelFamily& family) {
   else return family.double_unpacked;
 }
 
-// The unpacked path (unpacked_gemm.hpp) reads A and B in place. It wins whenever packing is not
-// repaid: small and skinny products (a tile of mostly padding, or too few uses of each packed
-// panel), and more generally whenever A fits in L2, because every column block of C re-reads A and
-// the re-reads then come from L2 anyway. It needs B's rows contiguous (vector loads in place).
-// Measured crossover (docs/gemm.md): A of 1 MiB, the L2 of one core.
-constexpr std::int64_t unpacked_path_a_bytes = std::int64_t{1} << 20;
+// The unpacked path (unpacked_gemm.hpp) reads A in place and B in place too when its rows are
+// contiguous. It wins whenever packing A is not repaid: small and skinny products (a tile of mostly
+// padding, or too few uses of each packed panel), and more generally whenever A fits in L2,
+// because every column block of C re-reads A and the re-reads then come from L2 anyway. B with
+// strided rows is packed whole first, so it must fit in L2 as well. Measured crossover
+// (docs/gemm.md): 1 MiB, the L2 of one core.
+constexpr std::int64_t unpacked_path_bytes = std::int64_t{1} << 20;
 
 template <class T>
 bool takes_unpacked_path(const GemmArgs<T>& args, const Blocking& blocking, const GemmOptions& options) {
-  if (!options.allow_unpacked_path || args.k == 0 || args.b.col_stride != 1) return false;
-  if (args.m <= blocking.mr) return true;  // one row block: B is read once, in place beats packing it
-  return args.m * args.k * static_cast<std::int64_t>(sizeof(T)) <= unpacked_path_a_bytes;
+  if (!options.allow_unpacked_path || args.k == 0) return false;
+  constexpr std::int64_t bytes = sizeof(T);
+  if (args.b.col_stride != 1 && args.k * detail::round_up(args.n, blocking.nr) * bytes > unpacked_path_bytes)
+    return false;
+  if (args.m <= blocking.mr) return true;  // one row block: B is used once, packing A cannot pay
+  return args.m * args.k * bytes <= unpacked_path_bytes;
 }
 
 // A 64-byte aligned scratch buffer. Each thread keeps one between calls (page faults on a fresh
@@ -146,7 +150,8 @@ void run_task(const Plan<T>& plan, std::int64_t index) {
   std::unique_ptr<Workspace> workspace = std::move(cached_workspace);
   if (!workspace) workspace = std::make_unique<Workspace>();
   const std::int64_t elements = plan.unpacked_path
-                                     ? detail::unpacked_workspace_elements(plan.blocking, region.k)
+                                     ? detail::unpacked_workspace_elements(plan.blocking, region.n, region.k,
+                                                                           region.b_col_stride == 1)
                                      : detail::workspace_elements<T>(plan.blocking, region.m, region.n, region.k);
   region.workspace = static_cast<T*>(workspace->reserve(static_cast<std::size_t>(elements) * sizeof(T)));
   plan.region_function(region);

@@ -45,9 +45,6 @@ struct KernelFamily {
   RegionFunction<double> double_unpacked = nullptr;
 };
 
-// Workspace of the unpacked path: one zero-padded k x NR copy of B's last columns.
-inline std::int64_t unpacked_workspace_elements(const Blocking& blocking, std::int64_t k) { return k * blocking.nr; }
-
 // vector_bits is 128, 256 or 512.
 const KernelFamily& portable_family(int vector_bits);
 const KernelFamily& avx2_family(int vector_bits);
@@ -69,6 +66,13 @@ std::int64_t workspace_elements(const Blocking& blocking, std::int64_t m, std::i
   const std::int64_t columns = round_up(n < blocking.nc ? n : blocking.nc, blocking.nr);
   const std::int64_t depth = k < blocking.kc ? k : blocking.kc;
   return packed_a_elements<T>(blocking, m, k) + columns * depth;
+}
+
+// Workspace of the unpacked path: a zero-padded k x NR copy of B's last columns, or all of B packed
+// when its rows are strided.
+inline std::int64_t unpacked_workspace_elements(const Blocking& blocking, std::int64_t n, std::int64_t k,
+                                                bool b_rows_contiguous) {
+  return k * (b_rows_contiguous ? blocking.nr : round_up(n, blocking.nr));
 }
 
 }  // namespace tensorjit::kernels::detail

@@ -1,7 +1,8 @@
-// The unpacked path: A and B read in place (B's rows must be contiguous), no packing. The driver
-// takes it for small and skinny products and whenever A fits in L2 (the rule and its measurements:
-// gemm.cpp, docs/gemm.md).
+// The unpacked path: A read in place, never packed; B read in place when its rows are contiguous,
+// else packed once whole. The driver takes it for small and skinny products and whenever A fits
+// in L2 (the rule and its measurements: gemm.cpp, docs/gemm.md).
 //
+//   (B with strided rows: packed once into NR-wide panels)
 //   for jr in n step NR                 (column blocks of B and C)
 //     B columns of a partial block: copied once into a zero-padded k x NR buffer
 //     for ir in m step MR               (row blocks; the last one split into 8, 4, 2, 1 rows)
@@ -16,6 +17,7 @@
 #include <cstring>
 
 #include "kernel_family.hpp"
+#include "packing.hpp"
 #include "unpacked_kernel.hpp"
 
 namespace tensorjit::kernels {
@@ -59,10 +61,35 @@ void unpacked_column_block(const detail::RegionProblem<T>& problem, std::int64_t
   if (problem.m - row >= 1) rows_at(std::integral_constant<int, 1>{}, row);
 }
 
-// Region function of the unpacked path. Requires b_col_stride == 1, k >= 1 and a workspace of
+// B with strided rows (e.g. column-major, the transposed weight of a dense layer): packed once,
+// whole, into zero-padded NR-wide panels (packing.hpp), which the kernel then reads as rows of
+// stride NR. A is still read in place.
+template <class T, class V, int MR, int NR>
+void unpacked_gemm_packed_b(const detail::RegionProblem<T>& problem) {
+  constexpr int lanes = lanes_of<V, T>;
+  constexpr int NV = NR / lanes;
+  const std::int64_t n = problem.n, k = problem.k;
+  T* packed_b = problem.workspace;
+  if (n <= lanes) {  // skinny: one vector wide, not NR
+    pack_block<lanes>(n, k, problem.b, problem.b_col_stride, problem.b_row_stride, packed_b);
+    unpacked_column_block<T, V, MR, 1>(problem, 0, static_cast<int>(n), packed_b, lanes);
+    return;
+  }
+  pack_block<NR>(n, k, problem.b, problem.b_col_stride, problem.b_row_stride, packed_b);
+  for (std::int64_t col = 0; col < n; col += NR) {
+    const int cols = static_cast<int>(std::min<std::int64_t>(NR, n - col));
+    unpacked_column_block<T, V, MR, NV>(problem, col, cols, packed_b + col * k, NR);
+  }
+}
+
+// Region function of the unpacked path. Requires k >= 1 and a workspace of
 // unpacked_workspace_elements() values.
 template <class T, class V, int MR, int NR>
 void unpacked_gemm(const detail::RegionProblem<T>& problem) {
+  if (problem.b_col_stride != 1) {
+    unpacked_gemm_packed_b<T, V, MR, NR>(problem);
+    return;
+  }
   constexpr int lanes = lanes_of<V, T>;
   constexpr int NV = NR / lanes;
   const std::int64_t n = problem.n, k = problem.k;

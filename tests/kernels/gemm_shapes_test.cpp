@@ -54,6 +54,7 @@ TEST_CASE_TEMPLATE("every edge-tile remainder of every tile shape matches the re
           p.m = kernel.mr + 1 + n % kernel.mr;
           p.n = n;
           p.k = 3;
+          p.b_layout = n % 2 == 0 ? Layout::row_major : Layout::column_major;
           CHECK(matches_reference<T>(p, options));
         }
       }
