@@ -9,6 +9,10 @@
 #include <new>
 #include <numeric>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 #include "kernel_family.hpp"
 #include "tensorjit/kernels/gemm.hpp"
 #include "validate.hpp"
@@ -86,23 +90,38 @@ bool takes_unpacked_path(const GemmArgs<T>& args, const Blocking& blocking, cons
 // A 64-byte aligned scratch buffer. Each thread keeps one between calls (page faults on a fresh
 // megabyte would cost as much as a small product), taken out of its slot while a task uses it so
 // that a nested call on the same thread gets its own.
+//
+// Large workspaces are 2 MiB aligned and asked to be backed by transparent huge pages: the kernels
+// stream the packed blocks (hundreds of KiB) through L2, and 4 KiB pages would add a TLB miss
+// every 4 KiB of that stream.
 class Workspace {
  public:
-  ~Workspace() { ::operator delete(data_, std::align_val_t{64}); }
+  ~Workspace() { release(); }
   void* reserve(std::size_t bytes) {
     if (bytes > capacity_) {
-      ::operator delete(data_, std::align_val_t{64});
-      data_ = nullptr;
-      capacity_ = 0;
-      data_ = ::operator new(bytes, std::align_val_t{64});
+      release();
+      const bool huge = bytes >= huge_page_bytes / 2;
+      alignment_ = huge ? huge_page_bytes : 64;
+      if (huge) bytes = (bytes + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
+      data_ = ::operator new(bytes, std::align_val_t{alignment_});
       capacity_ = bytes;
+#if defined(MADV_HUGEPAGE)
+      if (huge) madvise(data_, bytes, MADV_HUGEPAGE);  // a hint: failure only costs speed
+#endif
     }
     return data_;
   }
 
  private:
+  static constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
+  void release() {
+    if (data_ != nullptr) ::operator delete(data_, std::align_val_t{alignment_});
+    data_ = nullptr;
+    capacity_ = 0;
+  }
   void* data_ = nullptr;
   std::size_t capacity_ = 0;
+  std::size_t alignment_ = 64;
 };
 
 thread_local std::unique_ptr<Workspace> cached_workspace;
