@@ -109,6 +109,7 @@ void LoopLowering::build(const std::string& symbol, int vector_bits) {
   llvm::BasicBlock* exit = block("exit");
   emit_decomposition(row_header, exit);
   emit_row(row_header, exit);
+  exit->moveAfter(&function_->back());  // laid out last: the loops fall through to each other
   builder_.SetInsertPoint(exit);
   builder_.CreateRetVoid();
 }
@@ -193,7 +194,6 @@ void LoopLowering::emit_row(llvm::BasicBlock* row_header, llvm::BasicBlock* exit
       llvm::Intrinsic::smin, builder_.CreateSub(inner_extent_, column_),
       builder_.CreateSub(end_, position_), nullptr, "count");
 
-  ElementwiseEmitter vector_emitter(builder_, module_, shape_.lanes);
   row_inputs_.assign(input_bases_.size(), RowInput{});
   for (std::size_t k = 0; k < input_bases_.size(); ++k) {
     const DType dtype = plan_.input_dtypes[k];
