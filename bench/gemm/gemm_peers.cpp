@@ -154,6 +154,13 @@ std::string load_average() {
   return line;
 }
 
+std::string format_ratio(double ours, double theirs) {
+  if (theirs <= 0) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", ours / theirs);
+  return text;
+}
+
 std::string format_gflops(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f", value);
@@ -239,7 +246,10 @@ void benchmark_size(const Settings& settings, const Size& size, std::vector<Peer
     if (!found) row += " absent |";
   }
   const double ours = median(contenders[0].gflops);
-  row += " " + (best_peer > 0 ? format_gflops(ours / best_peer) : std::string("-")) + " |";
+  double openblas = 0;
+  for (std::size_t i = first_peer; i < contenders.size(); ++i)
+    if (contenders[i].name == "OpenBLAS") openblas = median(contenders[i].gflops);
+  row += " " + format_ratio(ours, best_peer) + " | " + format_ratio(ours, openblas) + " |";
   std::printf("%s\n", row.c_str());
   std::fflush(stdout);
 }
@@ -279,8 +289,8 @@ int main(int argc, char** argv) {
     header += " " + peer.name + " |";
     rule += "---|";
   }
-  header += " tensorjit / best peer |";
-  rule += "---|";
+  header += " tensorjit ÷ best peer | tensorjit ÷ OpenBLAS |";
+  rule += "---|---|";
   std::printf("%s\n%s\n", header.c_str(), rule.c_str());
   for (const std::string& type : settings.types)
     for (const Size& size : settings.sizes) {

@@ -6,11 +6,13 @@
 //    B vectors plus one broadcast A value (AVX-512: 14 x 2 zmm = 28 + 2 + 1 of 32; AVX2: 6 x 2 ymm
 //    = 12 + 2 + 1 of 16).
 //  - KC: C is reloaded once per KC block, and the 512-bit kernels run at full speed with their B
-//    micro-panel (KC x NR) streaming from L2, so KC is large: 1024 measured 10-15 % faster than the
-//    textbook "B micro-panel in half of L1" (KC = 192 or 384) at 1024^3 and 2048^3. The 128/256-bit
-//    kernels were insensitive (within 3 %) and keep the textbook values.
-//  - MC: the packed A block (MC x KC) stays in L2 next to the B micro-panel: MC*KC*bytes about
-//    two thirds of L2 (688 KiB for the 512-bit rows).
+//    micro-panel (KC x NR) streaming from L2, so KC is large: 2048 (C is written once for
+//    k <= 2048) measured 10-15 % faster at 1024^3 and 2048^3 than the textbook "B micro-panel in
+//    half of L1" (KC = 192 or 384), and 3-6 % faster than 1024 at 2048^3. The 128/256-bit kernels
+//    were insensitive (within 3 %) and keep the textbook values.
+//  - MC: the packed A block (MC x KC) is reused from L2 by every B micro-panel: MC = 168 (f32) /
+//    84 (f64) rows measured best with KC = 1024 (688 KiB, two thirds of L2) and stayed best at
+//    KC = 2048, where the block no longer fits L2 but is still streamed in order.
 //  - NC: the packed B block (KC x NC) lives in L3: 8 MiB per thread, so two threads share L3.
 // Each row is looked up at compile time by the ISA unit that instantiates it.
 #pragma once
@@ -43,8 +45,8 @@ inline constexpr BlockingRow avx2_blocking[] = {
   {  128,    8,    6,   4,   144,  512,  4096 },
   {  256,    4,    6,  16,   144,  384,  4096 },
   {  256,    8,    6,   8,   144,  384,  4096 },
-  {  512,    4,   14,  32,   168, 1024,  2048 },
-  {  512,    8,   14,  16,    84, 1024,  2048 },
+  {  512,    4,   14,  32,   168, 2048,  2048 },
+  {  512,    8,   14,  16,    84, 2048,  2048 },
 };
 
 inline constexpr BlockingRow avx512_blocking[] = {
@@ -53,8 +55,8 @@ inline constexpr BlockingRow avx512_blocking[] = {
   {  128,    8,    6,   4,   144,  512,  4096 },
   {  256,    4,    6,  16,   144,  384,  4096 },
   {  256,    8,    6,   8,   144,  384,  4096 },
-  {  512,    4,   14,  32,   168, 1024,  2048 },
-  {  512,    8,   14,  16,    84, 1024,  2048 },
+  {  512,    4,   14,  32,   168, 2048,  2048 },
+  {  512,    8,   14,  16,    84, 2048,  2048 },
 };
 // clang-format on
 
