@@ -56,7 +56,8 @@ double median(std::vector<double> values) {
 template <typename Function> double milliseconds(Function&& function) {
   const auto start = std::chrono::steady_clock::now();
   function();
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
 }
 
 // An input node over caller-owned memory (no copy).
@@ -135,12 +136,16 @@ int main(int argc, char** argv) {
   const bool same = std::memcmp(jit_result.data(), loop_result.data(), n * sizeof(float)) == 0;
   const double jit_ms = median(jit_times), loop_ms = median(loop_times);
   const double gigabytes = 4.0 * static_cast<double>(n) * sizeof(float) / 1e9;
-  std::printf("W1 y = max(a*b + c, 0) * 0.5, f32, %lld elements in rows of %lld, 1 thread, median of %d runs\n",
-              static_cast<long long>(n), static_cast<long long>(row), options.runs);
-  std::printf("  target: %s, kernel compiled in %.1f ms\n", jit.target().summary().c_str(), compile_ms);
+  std::printf(
+      "W1 y = max(a*b + c, 0) * 0.5, f32, %lld elements in rows of %lld, 1 thread, median of %d "
+      "runs\n",
+      static_cast<long long>(n), static_cast<long long>(row), options.runs);
+  std::printf("  target: %s, kernel compiled in %.1f ms\n", jit.target().summary().c_str(),
+              compile_ms);
   std::printf("  jit loop kernel : %8.2f ms  %6.1f GB/s\n", jit_ms, gigabytes / (jit_ms / 1e3));
-  std::printf("  g++ -O3 -march=native -fno-trapping-math -ffp-contract=off loop: %8.2f ms  %6.1f GB/s\n",
-              loop_ms, gigabytes / (loop_ms / 1e3));
+  std::printf(
+      "  g++ -O3 -march=native -fno-trapping-math -ffp-contract=off loop: %8.2f ms  %6.1f GB/s\n",
+      loop_ms, gigabytes / (loop_ms / 1e3));
   std::printf("  ratio jit / g++: %.2f; results %s\n", jit_ms / loop_ms,
               same ? "bit-identical" : "DIFFER");
   return same ? 0 : 1;

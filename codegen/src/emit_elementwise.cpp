@@ -51,7 +51,8 @@ bool is_per_lane_op(Op op, DType operand_dtype) {
 
 llvm::Value* ElementwiseEmitter::float_constant(DType dtype, double value) {
   llvm::Type* type = register_type(module_.getContext(), dtype, lanes_);
-  if (dtype == DType::f32) return llvm::ConstantFP::get(type, static_cast<double>(static_cast<float>(value)));
+  if (dtype == DType::f32)
+    return llvm::ConstantFP::get(type, static_cast<double>(static_cast<float>(value)));
   return llvm::ConstantFP::get(type, value);
 }
 
@@ -98,7 +99,8 @@ llvm::Value* ElementwiseEmitter::call_libm(std::string_view f64_name, DType dtyp
   llvm::FunctionCallee function =
       module_.getOrInsertFunction(name, llvm::FunctionType::get(scalar, parameters, false));
   auto call_once = [&](std::span<llvm::Value* const> scalar_args) {
-    llvm::CallInst* call = builder_.CreateCall(function, llvm::ArrayRef<llvm::Value*>(scalar_args.data(), scalar_args.size()));
+    llvm::CallInst* call = builder_.CreateCall(
+        function, llvm::ArrayRef<llvm::Value*>(scalar_args.data(), scalar_args.size()));
     // Not a builtin: LLVM must neither constant-fold it nor rewrite it (pow(x, 2) -> x*x),
     // since the interpreter calls the very function.
     call->addFnAttr(llvm::Attribute::NoBuiltin);
@@ -198,7 +200,8 @@ llvm::Value* ElementwiseEmitter::emit_unary(Op op, DType dtype, llvm::Value* x) 
                                                                     : ir::kInverseSqrt2<double>));
       return b.CreateFMul(half_x, b.CreateFAdd(one(), libm("erf", scaled)));
     }
-    case Op::gelu_tanh: {  // (0.5 * x) * (1 + tanh(kSqrt2OverPi * (x + kGeluTanhCubic * ((x*x)*x))))
+    case Op::gelu_tanh: {
+      // (0.5 * x) * (1 + tanh(kSqrt2OverPi * (x + kGeluTanhCubic * ((x * x) * x))))
       const bool single = dtype == DType::f32;
       llvm::Value* cube = b.CreateFMul(b.CreateFMul(x, x), x);
       llvm::Value* cubic = float_constant(dtype, single ? ir::kGeluTanhCubic<float>
@@ -228,12 +231,14 @@ llvm::Value* ElementwiseEmitter::emit_unary(Op op, DType dtype, llvm::Value* x) 
 // Floor division: b == 0 -> 0, b == -1 -> -a (wraps), else the truncated quotient minus one when
 // the remainder is nonzero and its sign differs from b's. The divisor is made safe (1) first so
 // that no lane divides by zero or overflows INT_MIN / -1.
-llvm::Value* ElementwiseEmitter::emit_integer_division(DType dtype, llvm::Value* a, llvm::Value* d) {
+llvm::Value* ElementwiseEmitter::emit_integer_division(DType dtype, llvm::Value* a,
+                                                       llvm::Value* d) {
   auto& b = builder_;
   llvm::Value* zero = integer_constant(dtype, 0);
   llvm::Value* is_zero = b.CreateICmpEQ(d, zero);
   llvm::Value* is_minus_one = b.CreateICmpEQ(d, integer_constant(dtype, -1));
-  llvm::Value* safe = b.CreateSelect(b.CreateOr(is_zero, is_minus_one), integer_constant(dtype, 1), d);
+  llvm::Value* safe =
+      b.CreateSelect(b.CreateOr(is_zero, is_minus_one), integer_constant(dtype, 1), d);
   llvm::Value* quotient = b.CreateSDiv(a, safe);
   llvm::Value* remainder = b.CreateSRem(a, safe);
   llvm::Value* signs_differ = b.CreateICmpSLT(b.CreateXor(remainder, safe), zero);
@@ -247,7 +252,8 @@ llvm::Value* ElementwiseEmitter::emit_integer_division(DType dtype, llvm::Value*
 llvm::Value* ElementwiseEmitter::emit_integer_modulo(DType dtype, llvm::Value* a, llvm::Value* d) {
   auto& b = builder_;
   llvm::Value* zero = integer_constant(dtype, 0);
-  llvm::Value* trivial = b.CreateOr(b.CreateICmpEQ(d, zero), b.CreateICmpEQ(d, integer_constant(dtype, -1)));
+  llvm::Value* trivial =
+      b.CreateOr(b.CreateICmpEQ(d, zero), b.CreateICmpEQ(d, integer_constant(dtype, -1)));
   llvm::Value* safe = b.CreateSelect(trivial, integer_constant(dtype, 1), d);
   llvm::Value* remainder = b.CreateSRem(a, safe);
   llvm::Value* signs_differ = b.CreateICmpSLT(b.CreateXor(remainder, safe), zero);
@@ -261,7 +267,8 @@ llvm::Value* ElementwiseEmitter::emit_float_modulo(DType dtype, llvm::Value* a, 
   auto& b = builder_;
   llvm::Value* zero = float_constant(dtype, 0.0);
   llvm::Value* remainder = b.CreateFRem(a, d);
-  llvm::Value* signs_differ = b.CreateXor(b.CreateFCmpOLT(remainder, zero), b.CreateFCmpOLT(d, zero));
+  llvm::Value* signs_differ =
+      b.CreateXor(b.CreateFCmpOLT(remainder, zero), b.CreateFCmpOLT(d, zero));
   llvm::Value* adjusted = b.CreateSelect(signs_differ, b.CreateFAdd(remainder, d), remainder);
   return b.CreateSelect(b.CreateFCmpOEQ(remainder, zero), b.CreateCopySign(zero, d), adjusted);
 }
@@ -278,7 +285,8 @@ llvm::Value* ElementwiseEmitter::emit_integer_power(DType dtype, llvm::Value* ba
   llvm::Value* square = base;
   const unsigned bits = element_bits(dtype) - 1;
   for (unsigned bit = 0; bit < bits; ++bit) {
-    llvm::Value* set = b.CreateICmpNE(b.CreateAnd(exponent, integer_constant(dtype, std::int64_t{1} << bit)), zero);
+    llvm::Value* set = b.CreateICmpNE(
+        b.CreateAnd(exponent, integer_constant(dtype, std::int64_t{1} << bit)), zero);
     result = b.CreateSelect(set, b.CreateMul(result, square), result);
     if (bit + 1 < bits) square = b.CreateMul(square, square);
   }
@@ -313,7 +321,8 @@ llvm::Value* ElementwiseEmitter::emit_binary(Op op, DType dtype, llvm::Value* a,
     case Op::sub: return floating ? b.CreateFSub(a, d) : b.CreateSub(a, d);
     case Op::mul: return floating ? b.CreateFMul(a, d) : b.CreateMul(a, d);
     case Op::div: return floating ? b.CreateFDiv(a, d) : emit_integer_division(dtype, a, d);
-    case Op::mod: return floating ? emit_float_modulo(dtype, a, d) : emit_integer_modulo(dtype, a, d);
+    case Op::mod:
+      return floating ? emit_float_modulo(dtype, a, d) : emit_integer_modulo(dtype, a, d);
     case Op::pow: {
       if (!floating) return emit_integer_power(dtype, a, d);
       llvm::Value* args[] = {a, d};
@@ -334,13 +343,21 @@ llvm::Value* ElementwiseEmitter::emit_binary(Op op, DType dtype, llvm::Value* a,
     case Op::eq: return floating ? b.CreateFCmpOEQ(a, d) : b.CreateICmpEQ(a, d);
     case Op::ne: return floating ? b.CreateFCmpUNE(a, d) : b.CreateICmpNE(a, d);
     case Op::lt:
-      return floating ? b.CreateFCmpOLT(a, d) : boolean ? b.CreateICmpULT(a, d) : b.CreateICmpSLT(a, d);
+      return floating  ? b.CreateFCmpOLT(a, d)
+             : boolean ? b.CreateICmpULT(a, d)
+                       : b.CreateICmpSLT(a, d);
     case Op::le:
-      return floating ? b.CreateFCmpOLE(a, d) : boolean ? b.CreateICmpULE(a, d) : b.CreateICmpSLE(a, d);
+      return floating  ? b.CreateFCmpOLE(a, d)
+             : boolean ? b.CreateICmpULE(a, d)
+                       : b.CreateICmpSLE(a, d);
     case Op::gt:
-      return floating ? b.CreateFCmpOGT(a, d) : boolean ? b.CreateICmpUGT(a, d) : b.CreateICmpSGT(a, d);
+      return floating  ? b.CreateFCmpOGT(a, d)
+             : boolean ? b.CreateICmpUGT(a, d)
+                       : b.CreateICmpSGT(a, d);
     case Op::ge:
-      return floating ? b.CreateFCmpOGE(a, d) : boolean ? b.CreateICmpUGE(a, d) : b.CreateICmpSGE(a, d);
+      return floating  ? b.CreateFCmpOGE(a, d)
+             : boolean ? b.CreateICmpUGE(a, d)
+                       : b.CreateICmpSGE(a, d);
     case Op::logical_and:
     case Op::bitwise_and: return b.CreateAnd(a, d);
     case Op::logical_or:

@@ -57,7 +57,8 @@ class ElementwiseEmitter {
   llvm::Value* emit_shift(ir::Op op, DType dtype, llvm::Value* a, llvm::Value* s);
 
   // The libm function `name` (expf or exp: picked by the dtype) applied lane by lane.
-  llvm::Value* call_libm(std::string_view f64_name, DType dtype, std::span<llvm::Value* const> args);
+  llvm::Value* call_libm(std::string_view f64_name, DType dtype,
+                         std::span<llvm::Value* const> args);
 
   llvm::Value* float_constant(DType dtype, double value);
   llvm::Value* integer_constant(DType dtype, std::int64_t value);

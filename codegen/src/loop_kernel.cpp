@@ -9,7 +9,9 @@
 
 namespace tensorjit::codegen {
 
-std::string loop_kernel_key(const LoopKernelSpec& spec) { return loop_plan_text(make_loop_plan(spec)); }
+std::string loop_kernel_key(const LoopKernelSpec& spec) {
+  return loop_plan_text(make_loop_plan(spec));
+}
 
 KernelHandle compile_loop_kernel(Jit& jit, const LoopKernelSpec& spec, const DumpRequest* dump) {
   // The plan is copied into the builder: the Jit may run it again later for a dump.

@@ -74,12 +74,14 @@ LoopPlan make_loop_plan(const LoopKernelSpec& spec) {
       TJ_INTERNAL_CHECK(ir::is_elementwise(node->op()))
           << "loop kernel: " << ir::op_name(node->op())
           << " is not elementwise (views are folded before fusion)";
-      for (const auto& operand : node->inputs()) entry.operands.push_back(positions.at(operand.get()));
+      for (const auto& operand : node->inputs())
+        entry.operands.push_back(positions.at(operand.get()));
     }
     positions.emplace(node.get(), static_cast<int>(plan.nodes.size()));
     plan.nodes.push_back(std::move(entry));
   }
-  for (const auto& output : spec.expression.outputs) plan.outputs.push_back(positions.at(output.get()));
+  for (const auto& output : spec.expression.outputs)
+    plan.outputs.push_back(positions.at(output.get()));
   return plan;
 }
 

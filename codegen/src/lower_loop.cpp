@@ -33,7 +33,9 @@ class LoopLowering {
  private:
   // ---- helpers ----
   llvm::Value* index(std::int64_t value) { return builder_.getInt64(value); }
-  llvm::BasicBlock* block(const char* name) { return llvm::BasicBlock::Create(context_, name, function_); }
+  llvm::BasicBlock* block(const char* name) {
+    return llvm::BasicBlock::Create(context_, name, function_);
+  }
   llvm::Value* load_field(llvm::Type* type, std::size_t offset, const char* name) {
     llvm::Value* address = builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), args_, offset);
     return builder_.CreateAlignedLoad(type, address, llvm::Align(8), name);
@@ -44,7 +46,8 @@ class LoopLowering {
   }
   // args->input_strides[k * kMaxLoopRank + axis]
   llvm::Value* input_stride(std::size_t k, llvm::Value* axis) {
-    return load_index(strides_, builder_.CreateAdd(index(static_cast<std::int64_t>(k) * kMaxLoopRank), axis),
+    return load_index(strides_,
+                      builder_.CreateAdd(index(static_cast<std::int64_t>(k) * kMaxLoopRank), axis),
                       "stride");
   }
   llvm::Type* element_type(DType dtype) { return memory_element_type(context_, dtype); }
@@ -53,11 +56,12 @@ class LoopLowering {
   void emit_prologue();
   void emit_decomposition(llvm::BasicBlock* row_header, llvm::BasicBlock* exit);
   void emit_row(llvm::BasicBlock* row_header, llvm::BasicBlock* exit);
-  void emit_odometer(llvm::BasicBlock* row_header, llvm::BasicBlock* exit, llvm::Value* next_position);
+  void emit_odometer(llvm::BasicBlock* row_header, llvm::BasicBlock* exit,
+                     llvm::Value* next_position);
   // A loop over columns [start, count) in steps of lanes * unroll while a whole step fits; returns
   // the first column it did not process.
-  llvm::Value* emit_inner_loop(const char* name, unsigned lanes, unsigned unroll, llvm::Value* start,
-                               llvm::Value* count);
+  llvm::Value* emit_inner_loop(const char* name, unsigned lanes, unsigned unroll,
+                               llvm::Value* start, llvm::Value* count);
   // The whole expression on `lanes` columns from `column`, stored to every output.
   void emit_chunk(unsigned lanes, llvm::Value* column);
   llvm::Value* load_input(std::size_t k, unsigned lanes, llvm::Value* column);
@@ -93,7 +97,8 @@ class LoopLowering {
 
 void LoopLowering::build(const std::string& symbol, int vector_bits) {
   llvm::Type* pointer = builder_.getPtrTy();
-  auto* type = llvm::FunctionType::get(builder_.getVoidTy(), {pointer, index_type_, index_type_}, false);
+  auto* type =
+      llvm::FunctionType::get(builder_.getVoidTy(), {pointer, index_type_, index_type_}, false);
   function_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, symbol, module_);
   set_kernel_function_attributes(*function_, vector_bits);
   args_ = function_->getArg(0);
@@ -118,10 +123,12 @@ void LoopLowering::build(const std::string& symbol, int vector_bits) {
 // inner strides of strided inputs.
 void LoopLowering::emit_prologue() {
   llvm::Type* pointer = builder_.getPtrTy();
-  multi_index_ = builder_.CreateAlloca(llvm::ArrayType::get(index_type_, kMaxLoopRank), nullptr, "multi_index");
+  multi_index_ = builder_.CreateAlloca(llvm::ArrayType::get(index_type_, kMaxLoopRank), nullptr,
+                                       "multi_index");
   rank_ = load_field(index_type_, offsetof(LoopArgs, rank), "rank");
   last_axis_ = builder_.CreateSub(rank_, index(1), "last_axis");
-  shape_field_ = builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), args_, offsetof(LoopArgs, shape));
+  shape_field_ =
+      builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), args_, offsetof(LoopArgs, shape));
   llvm::Value* inputs = load_field(pointer, offsetof(LoopArgs, inputs), "inputs");
   strides_ = load_field(pointer, offsetof(LoopArgs, input_strides), "strides");
   llvm::Value* outputs = load_field(pointer, offsetof(LoopArgs, outputs), "outputs");
@@ -134,7 +141,8 @@ void LoopLowering::emit_prologue() {
   }
   for (std::size_t j = 0; j < plan_.outputs.size(); ++j) {
     output_bases_.push_back(builder_.CreateAlignedLoad(
-        pointer, builder_.CreateConstInBoundsGEP1_64(pointer, outputs, j), llvm::Align(8), "output"));
+        pointer, builder_.CreateConstInBoundsGEP1_64(pointer, outputs, j), llvm::Align(8),
+        "output"));
   }
 }
 
@@ -158,12 +166,15 @@ void LoopLowering::emit_decomposition(llvm::BasicBlock* row_header, llvm::BasicB
   }
   llvm::Value* extent = load_index(shape_field_, axis, "extent");
   llvm::Value* digit = builder_.CreateURem(remaining, extent, "digit");
-  builder_.CreateAlignedStore(digit, builder_.CreateGEP(index_type_, multi_index_, axis), llvm::Align(8));
+  builder_.CreateAlignedStore(digit, builder_.CreateGEP(index_type_, multi_index_, axis),
+                              llvm::Align(8));
   // Offsets count the outer axes only; the inner axis is the column of the row piece.
-  llvm::Value* outer_digit = builder_.CreateSelect(builder_.CreateICmpEQ(axis, last_axis_), index(0), digit);
+  llvm::Value* outer_digit =
+      builder_.CreateSelect(builder_.CreateICmpEQ(axis, last_axis_), index(0), digit);
   llvm::Value* next_axis = builder_.CreateSub(axis, index(1));
   for (std::size_t k = 0; k < offsets.size(); ++k) {
-    llvm::Value* next = builder_.CreateAdd(offsets[k], builder_.CreateMul(outer_digit, input_stride(k, axis)));
+    llvm::Value* next =
+        builder_.CreateAdd(offsets[k], builder_.CreateMul(outer_digit, input_stride(k, axis)));
     offsets[k]->addIncoming(next, header);
   }
   axis->addIncoming(next_axis, header);
@@ -211,8 +222,10 @@ void LoopLowering::emit_row(llvm::BasicBlock* row_header, llvm::BasicBlock* exit
         break;
       case InnerAccess::broadcast: {
         // Hoisted out of the inner loops: one load and one splat per row piece.
-        llvm::Value* pointer = builder_.CreateGEP(element_type(dtype), input_bases_[k], row_offsets_[k]);
-        llvm::Value* loaded = builder_.CreateAlignedLoad(element_type(dtype), pointer, element_align(dtype));
+        llvm::Value* pointer =
+            builder_.CreateGEP(element_type(dtype), input_bases_[k], row_offsets_[k]);
+        llvm::Value* loaded =
+            builder_.CreateAlignedLoad(element_type(dtype), pointer, element_align(dtype));
         ElementwiseEmitter scalar_emitter(builder_, module_, 1);
         row.broadcast_scalar = scalar_emitter.from_memory(dtype, loaded);
         row.broadcast_vector = builder_.CreateVectorSplat(shape_.lanes, row.broadcast_scalar);
@@ -227,7 +240,8 @@ void LoopLowering::emit_row(llvm::BasicBlock* row_header, llvm::BasicBlock* exit
   }
 
   llvm::Value* column = index(0);
-  if (shape_.unroll > 1) column = emit_inner_loop("unrolled", shape_.lanes, shape_.unroll, column, count);
+  if (shape_.unroll > 1)
+    column = emit_inner_loop("unrolled", shape_.lanes, shape_.unroll, column, count);
   column = emit_inner_loop("vector", shape_.lanes, 1, column, count);
   emit_inner_loop("tail", 1, 1, column, count);
 
@@ -261,7 +275,8 @@ void LoopLowering::emit_odometer(llvm::BasicBlock* row_header, llvm::BasicBlock*
 
   builder_.SetInsertPoint(step);
   llvm::Value* slot = builder_.CreateGEP(index_type_, multi_index_, axis);
-  llvm::Value* digit = builder_.CreateAdd(builder_.CreateAlignedLoad(index_type_, slot, llvm::Align(8)), index(1));
+  llvm::Value* digit =
+      builder_.CreateAdd(builder_.CreateAlignedLoad(index_type_, slot, llvm::Align(8)), index(1));
   llvm::Value* extent = load_index(shape_field_, axis, "extent");
   std::vector<llvm::Value*> strides, stepped;
   for (std::size_t k = 0; k < offsets.size(); ++k) {
@@ -275,13 +290,15 @@ void LoopLowering::emit_odometer(llvm::BasicBlock* row_header, llvm::BasicBlock*
   builder_.CreateBr(row_header);
   position_->addIncoming(next_position, carried);
   column_->addIncoming(index(0), carried);
-  for (std::size_t k = 0; k < row_offsets_.size(); ++k) row_offsets_[k]->addIncoming(stepped[k], carried);
+  for (std::size_t k = 0; k < row_offsets_.size(); ++k)
+    row_offsets_[k]->addIncoming(stepped[k], carried);
 
   builder_.SetInsertPoint(wrap);
   builder_.CreateAlignedStore(index(0), slot, llvm::Align(8));
   axis->addIncoming(builder_.CreateSub(axis, index(1)), wrap);
   for (std::size_t k = 0; k < offsets.size(); ++k) {
-    offsets[k]->addIncoming(builder_.CreateSub(stepped[k], builder_.CreateMul(extent, strides[k])), wrap);
+    offsets[k]->addIncoming(builder_.CreateSub(stepped[k], builder_.CreateMul(extent, strides[k])),
+                            wrap);
   }
   builder_.CreateBr(header);
 }
@@ -322,19 +339,21 @@ llvm::Value* LoopLowering::load_input(std::size_t k, unsigned lanes, llvm::Value
     case InnerAccess::contiguous: {
       llvm::Type* type = lanes == 1 ? element : llvm::FixedVectorType::get(element, lanes);
       llvm::Value* pointer = builder_.CreateGEP(element, row.row_pointer, column);
-      return emitter.from_memory(dtype, builder_.CreateAlignedLoad(type, pointer, element_align(dtype)));
+      return emitter.from_memory(dtype,
+                                 builder_.CreateAlignedLoad(type, pointer, element_align(dtype)));
     }
     case InnerAccess::strided: {
       // Scalar loads assembled with insertelement: gathers are slow on the CPUs we target.
       auto load_at = [&](llvm::Value* lane_column) {
-        llvm::Value* pointer =
-            builder_.CreateGEP(element, row.row_pointer, builder_.CreateMul(lane_column, row.inner_stride));
+        llvm::Value* pointer = builder_.CreateGEP(
+            element, row.row_pointer, builder_.CreateMul(lane_column, row.inner_stride));
         return builder_.CreateAlignedLoad(element, pointer, element_align(dtype));
       };
       if (lanes == 1) return emitter.from_memory(dtype, load_at(column));
       llvm::Value* vector = llvm::PoisonValue::get(llvm::FixedVectorType::get(element, lanes));
       for (unsigned lane = 0; lane < lanes; ++lane) {
-        vector = builder_.CreateInsertElement(vector, load_at(builder_.CreateAdd(column, index(lane))), lane);
+        vector = builder_.CreateInsertElement(
+            vector, load_at(builder_.CreateAdd(column, index(lane))), lane);
       }
       return emitter.from_memory(dtype, vector);
     }

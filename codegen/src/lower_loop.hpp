@@ -5,8 +5,8 @@
 // tail that emits the same per-lane instructions (so every element gets the same bits wherever
 // the split or the row boundary falls). A masked vector tail (llvm.masked.load/store, AVX-512
 // k-masks) was measured 2-3.5x slower than this scalar tail on rows of 7 to 15 f32 on the Zen 5
-// host (bench/elementwise/w1_peers --row R), so the tail stays scalar. The outer axes advance as an odometer that adds each
-// input's strides to its row offset. All index arithmetic is i64.
+// host (bench/elementwise/w1_peers --row R), so the tail stays scalar. The outer axes advance as an
+// odometer that adds each input's strides to its row offset. All index arithmetic is i64.
 #pragma once
 
 #include <string>

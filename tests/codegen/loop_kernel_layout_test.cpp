@@ -26,7 +26,15 @@ using tensorjit::DType;
 
 namespace {
 
-enum class LayoutKind { contiguous, broadcast_inner, broadcast_all, stride_two, reversed, transposed, flipped_outer };
+enum class LayoutKind {
+  contiguous,
+  broadcast_inner,
+  broadcast_all,
+  stride_two,
+  reversed,
+  transposed,
+  flipped_outer
+};
 constexpr LayoutKind kLayoutKinds[] = {LayoutKind::contiguous,  LayoutKind::broadcast_inner,
                                        LayoutKind::broadcast_all, LayoutKind::stride_two,
                                        LayoutKind::reversed,      LayoutKind::transposed,
@@ -45,7 +53,8 @@ ir::Layout make_layout(const ir::Shape& shape, LayoutKind kind) {
     const int axis = order[k];
     const bool dropped = kind == LayoutKind::broadcast_inner && axis == rank - 1;
     layout.strides[axis] = dropped ? 0 : stride;
-    if (!dropped) stride *= std::max<std::int64_t>(shape[axis], 1) + (k == 0 ? 0 : 1);  // padded rows
+    if (!dropped)
+      stride *= std::max<std::int64_t>(shape[axis], 1) + (k == 0 ? 0 : 1);  // padded rows
   }
   auto flip = [&](int axis) {
     if (shape[axis] == 0) return;
@@ -57,14 +66,15 @@ ir::Layout make_layout(const ir::Shape& shape, LayoutKind kind) {
   return layout;
 }
 
-ir::NodePtr random_input(const ir::Shape& shape, DType dtype, LayoutKind kind, std::mt19937_64& rng) {
+ir::NodePtr random_input(const ir::Shape& shape, DType dtype, LayoutKind kind,
+                         std::mt19937_64& rng) {
   ir::Layout layout = make_layout(shape, kind);
   auto buffer = tensorjit::testing::random_buffer(layout, dtype, rng, /*special_values=*/true);
   if (buffer->bytes() == 0) buffer = ir::Buffer::allocate(itemsize(dtype));
   return ir::make_input(std::move(buffer), dtype, std::move(layout));
 }
 
-// Two outputs over three f32 inputs and one i32 input:
+// Three outputs over three f32 inputs and one i32 input:
 //   y0 = where(a > b, a*b + c, maximum(c, relu(a))) * 0.5      (f32)
 //   y1 = cast(n, f32) + a  != b                                 (bool)
 //   y2 = n // 3 + (n << 2)                                      (i32)
@@ -82,7 +92,8 @@ ir::Graph mixed_graph(const ir::Shape& shape, const LayoutKind kinds[4], std::mt
   auto chosen = ir::Node::make(Op::where, {ir::make_binary(Op::gt, a, b), sum, other});
   auto y0 = ir::make_binary(Op::mul, chosen, half);
   auto y1 = ir::make_binary(Op::ne, ir::make_binary(Op::add, ir::make_cast(n, DType::f32), a), b);
-  auto y2 = ir::make_binary(Op::add, ir::make_binary(Op::div, n, three), ir::make_binary(Op::left_shift, n, two));
+  auto y2 = ir::make_binary(Op::add, ir::make_binary(Op::div, n, three),
+                            ir::make_binary(Op::left_shift, n, two));
   return ir::Graph{{y0, y1, y2}};
 }
 
@@ -97,7 +108,8 @@ std::vector<std::int64_t> random_cuts(std::int64_t count, std::mt19937_64& rng, 
     for (std::int64_t i = 1; i <= count; ++i) cuts.push_back(i);
     return cuts;
   }
-  for (int i = 0; i < 4; ++i) cuts.push_back(std::uniform_int_distribution<std::int64_t>(0, count)(rng));
+  for (int i = 0; i < 4; ++i)
+    cuts.push_back(std::uniform_int_distribution<std::int64_t>(0, count)(rng));
   cuts.push_back(count);
   std::sort(cuts.begin(), cuts.end());
   return cuts;
@@ -122,7 +134,8 @@ TEST_CASE("every access class, domain and split gives the interpreter's bits at 
     for (LayoutKind first : kLayoutKinds) {
       for (LayoutKind second : kLayoutKinds) {
         ++combination;
-        const LayoutKind kinds[4] = {first, second, kLayoutKinds[combination % 7], kLayoutKinds[(combination / 7) % 7]};
+        const LayoutKind kinds[4] = {first, second, kLayoutKinds[combination % 7],
+                                     kLayoutKinds[(combination / 7) % 7]};
         CAPTURE(ir::shape_str(domain));
         CAPTURE(static_cast<int>(first));
         CAPTURE(static_cast<int>(second));
@@ -158,8 +171,8 @@ TEST_CASE("the same bits, byte for byte, at 128, 256 and 512 bits and across spl
   // A graph whose results hold no NaN made from two NaNs: every byte is reproducible.
   std::mt19937_64 rng(11);
   const ir::Shape domain{7, 131};
-  const LayoutKind kinds[4] = {LayoutKind::contiguous, LayoutKind::stride_two, LayoutKind::broadcast_inner,
-                               LayoutKind::reversed};
+  const LayoutKind kinds[4] = {LayoutKind::contiguous, LayoutKind::stride_two,
+                               LayoutKind::broadcast_inner, LayoutKind::reversed};
   ir::Graph graph = mixed_graph(domain, kinds, rng);
   auto spec = make_spec(graph);
   std::vector<std::vector<std::vector<unsigned char>>> results;
@@ -167,8 +180,10 @@ TEST_CASE("the same bits, byte for byte, at 128, 256 and 512 bits and across spl
     codegen::Jit jit(codegen::testing::options_with_width(bits));
     auto kernel = codegen::compile_loop_kernel(jit, spec);
     results.push_back(run_loop_kernel(*kernel, spec, domain));
-    results.push_back(run_loop_kernel(*kernel, spec, domain, random_cuts(numel(domain), rng, false)));
-    results.push_back(run_loop_kernel(*kernel, spec, domain, random_cuts(numel(domain), rng, true)));
+    results.push_back(
+        run_loop_kernel(*kernel, spec, domain, random_cuts(numel(domain), rng, false)));
+    results.push_back(
+        run_loop_kernel(*kernel, spec, domain, random_cuts(numel(domain), rng, true)));
   }
   for (const auto& result : results) CHECK(result == results.front());
 }
@@ -201,9 +216,12 @@ TEST_CASE("the key names structure, not sizes") {
 
   // Constants count bitwise: 0.0 and -0.0 are different kernels.
   auto x = random_input({5}, DType::f32, LayoutKind::contiguous, rng);
-  auto plus_zero = ir::make_binary(ir::Op::add, x, ir::make_constant(DType::f32, {5}, ir::Scalar::of(DType::f32, 0.0)));
-  auto minus_zero = ir::make_binary(ir::Op::add, x, ir::make_constant(DType::f32, {5}, ir::Scalar::of(DType::f32, -0.0)));
-  CHECK(codegen::loop_kernel_key(make_spec({{plus_zero}})) != codegen::loop_kernel_key(make_spec({{minus_zero}})));
+  auto plus_zero = ir::make_binary(
+      ir::Op::add, x, ir::make_constant(DType::f32, {5}, ir::Scalar::of(DType::f32, 0.0)));
+  auto minus_zero = ir::make_binary(
+      ir::Op::add, x, ir::make_constant(DType::f32, {5}, ir::Scalar::of(DType::f32, -0.0)));
+  CHECK(codegen::loop_kernel_key(make_spec({{plus_zero}})) !=
+        codegen::loop_kernel_key(make_spec({{minus_zero}})));
   // Wiring counts: a - b is not b - a.
   auto y = random_input({5}, DType::f32, LayoutKind::contiguous, rng);
   auto forward = make_spec({{ir::make_binary(ir::Op::sub, x, y)}});

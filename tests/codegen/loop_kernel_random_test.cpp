@@ -35,13 +35,15 @@ class KernelChain {
   // The outputs of `graph`, computed by loop kernels (one per distinct output shape).
   std::vector<std::vector<unsigned char>> evaluate(const ir::Graph& graph) {
     std::map<ir::Shape, std::vector<std::size_t>> by_shape;
-    for (std::size_t j = 0; j < graph.outputs.size(); ++j) by_shape[graph.outputs[j]->shape()].push_back(j);
+    for (std::size_t j = 0; j < graph.outputs.size(); ++j)
+      by_shape[graph.outputs[j]->shape()].push_back(j);
     std::vector<std::vector<unsigned char>> results(graph.outputs.size());
     for (const auto& [shape, positions] : by_shape) {
       ir::Graph kernel_graph;
       for (std::size_t j : positions) kernel_graph.outputs.push_back(convert(graph.outputs[j]));
       auto outputs = run(kernel_graph);
-      for (std::size_t i = 0; i < positions.size(); ++i) results[positions[i]] = std::move(outputs[i]);
+      for (std::size_t i = 0; i < positions.size(); ++i)
+        results[positions[i]] = std::move(outputs[i]);
     }
     return results;
   }
@@ -56,7 +58,8 @@ class KernelChain {
     std::int64_t count = 1;
     for (auto extent : domain) count *= extent;
     std::vector<std::int64_t> cuts{0, count};
-    for (int i = 0; i < 3; ++i) cuts.push_back(std::uniform_int_distribution<std::int64_t>(0, count)(rng_));
+    for (int i = 0; i < 3; ++i)
+      cuts.push_back(std::uniform_int_distribution<std::int64_t>(0, count)(rng_));
     std::sort(cuts.begin(), cuts.end());
     ++kernels_run_;
     return run_loop_kernel(*kernel, spec, domain, cuts);
@@ -67,7 +70,8 @@ class KernelChain {
     auto bytes = run(ir::Graph{{expression}}).front();
     auto buffer = ir::Buffer::allocate(std::max<std::size_t>(bytes.size(), 1));
     std::memcpy(buffer->data(), bytes.data(), bytes.size());
-    return ir::make_input(std::move(buffer), expression->dtype(), ir::Layout::contiguous(expression->shape()));
+    return ir::make_input(std::move(buffer), expression->dtype(),
+                          ir::Layout::contiguous(expression->shape()));
   }
 
   ir::NodePtr convert(const ir::NodePtr& node) {
@@ -119,7 +123,8 @@ class KernelChain {
 int check_random_graphs(codegen::Jit& jit, std::uint64_t first_seed, int count) {
   std::mt19937_64 rng(first_seed);
   int kernels = 0;
-  for (std::uint64_t seed = first_seed; seed < first_seed + static_cast<std::uint64_t>(count); ++seed) {
+  for (std::uint64_t seed = first_seed; seed < first_seed + static_cast<std::uint64_t>(count);
+       ++seed) {
     tensorjit::testing::RandomGraphOptions options;
     options.seed = seed;
     options.elementwise_only = true;
@@ -133,10 +138,10 @@ int check_random_graphs(codegen::Jit& jit, std::uint64_t first_seed, int count) 
       const auto reference = contiguous_bytes(expected[j]);
       const DType dtype = graph.outputs[j]->dtype();
       const auto at = first_difference(dtype, actual[j], reference);
-      INFO("output " << j << " " << tensorjit::dtype_name(dtype) << ir::shape_str(graph.outputs[j]->shape())
-                     << " differs at element " << at << ": kernel "
-                     << codegen::testing::element_text(dtype, actual[j], at) << ", interpreter "
-                     << codegen::testing::element_text(dtype, reference, at));
+      INFO("output " << j << " " << tensorjit::dtype_name(dtype)
+                     << ir::shape_str(graph.outputs[j]->shape()) << " differs at element " << at
+                     << ": kernel " << codegen::testing::element_text(dtype, actual[j], at)
+                     << ", interpreter " << codegen::testing::element_text(dtype, reference, at));
       CHECK(at < 0);
     }
     kernels += chain.kernels_run();

@@ -1,14 +1,15 @@
-// Helpers for the loop kernel tests: a LoopKernelSpec from a graph whose nodes all have the domain's
-// shape, running the JIT'd kernel over the domain (in any split of [0, numel)), and comparing its
-// outputs bit for bit with the reference interpreter.
+// Helpers for the loop kernel tests: a LoopKernelSpec from a graph whose nodes all have the
+// domain's shape, running the JIT'd kernel over the domain (in any split of [0, numel)), and
+// comparing its outputs bit for bit with the reference interpreter.
 //
-// Bits: equal bytes, except that any NaN equals any NaN. On x86 an operation on two NaNs returns the
-// first operand's NaN, and which operand comes first in a commutative instruction is each compiler's
-// choice (g++ for the interpreter, LLVM for the kernel), so the sign and payload of a NaN made from
-// two NaNs are not reproducible across compilers. No op lets a NaN's sign or payload reach a
-// non-NaN result (casts give 0, comparisons ignore them), so nothing else is relaxed. Measured with
-// an exact comparison: over every op, dtype and special value, only add and mul of two NaNs of
-// different signs differ (LLVM commutes the operands); everything else matches byte for byte.
+// Bits: equal bytes, except that any NaN equals any NaN. On x86 an operation on two NaNs returns
+// the first operand's NaN, and which operand comes first in a commutative instruction is each
+// compiler's choice (g++ for the interpreter, LLVM for the kernel), so the sign and payload of a
+// NaN made from two NaNs are not reproducible across compilers. No op lets a NaN's sign or payload
+// reach a non-NaN result (casts give 0, comparisons ignore them), so nothing else is relaxed.
+// Measured with an exact comparison: over every op, dtype and special value, only add and mul of
+// two NaNs of different signs differ (LLVM commutes the operands); everything else matches byte for
+// byte.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -90,7 +91,8 @@ inline std::int64_t first_difference(DType dtype, const std::vector<unsigned cha
   return -1;
 }
 
-inline std::string element_text(DType dtype, const std::vector<unsigned char>& bytes, std::int64_t i) {
+inline std::string element_text(DType dtype, const std::vector<unsigned char>& bytes,
+                                std::int64_t i) {
   if (i < 0 || static_cast<std::size_t>(i + 1) * itemsize(dtype) > bytes.size()) return "<none>";
   const unsigned char* p = bytes.data() + i * static_cast<std::int64_t>(itemsize(dtype));
   std::uint64_t bits = 0;
@@ -110,10 +112,9 @@ inline std::string element_text(DType dtype, const std::vector<unsigned char>& b
 
 // The kernel's outputs over `domain`, running it on the pieces [cuts[i], cuts[i+1]) (cuts empty:
 // one call over the whole range). Inputs are read through their own layouts.
-inline std::vector<std::vector<unsigned char>> run_loop_kernel(const CompiledKernel& kernel,
-                                                               const LoopKernelSpec& spec,
-                                                               const ir::Shape& domain,
-                                                               std::vector<std::int64_t> cuts = {}) {
+inline std::vector<std::vector<unsigned char>> run_loop_kernel(
+    const CompiledKernel& kernel, const LoopKernelSpec& spec, const ir::Shape& domain,
+    std::vector<std::int64_t> cuts = {}) {
   LoopArgs args{};
   const ir::Shape shape = domain.empty() ? ir::Shape{1} : domain;
   REQUIRE(shape.size() <= static_cast<std::size_t>(kMaxLoopRank));
@@ -151,7 +152,8 @@ inline std::vector<std::vector<unsigned char>> run_loop_kernel(const CompiledKer
 
 // Compiles `spec` with `jit`, runs it over the domain (split at `cuts`), and checks every output
 // against the interpreter. Returns whether all matched.
-inline bool matches_interpreter(Jit& jit, const LoopKernelSpec& spec, std::vector<std::int64_t> cuts = {}) {
+inline bool matches_interpreter(Jit& jit, const LoopKernelSpec& spec,
+                                std::vector<std::int64_t> cuts = {}) {
   const ir::Shape& domain = spec.expression.outputs.at(0)->shape();
   auto kernel = compile_loop_kernel(jit, spec);
   auto actual = run_loop_kernel(*kernel, spec, domain, std::move(cuts));
