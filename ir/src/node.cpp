@@ -64,7 +64,7 @@ Inferred infer_source(Op op, const Attrs& attrs) {
       TJ_CHECK(a->layout.strides.size() == a->layout.shape.size())
           << "input: strides " << shape_str(a->layout.strides) << " do not match shape "
           << shape_str(a->layout.shape);
-      if (a->buffer) {
+      if (a->buffer && checked_numel(a->layout.shape, "input") > 0) {
         auto [low, high] = a->layout.extent();
         const auto elements = static_cast<std::int64_t>(a->buffer->bytes() / itemsize(a->dtype));
         TJ_CHECK(low >= 0 && high <= elements)

@@ -1,9 +1,17 @@
 #include "runtime/src/executor.hpp"
 
+#include <atomic>
+#include <fmt/format.h>
+#include <fstream>
 #include <unordered_map>
 
-#include <tensorjit/ir/interpreter.hpp>
+#include <tensorjit/codegen/log.hpp>
+#include <tensorjit/ir/text.hpp>
 
+#include "ir/passes/pipeline.hpp"
+#include "runtime/src/config.hpp"
+#include "runtime/src/jit_instance.hpp"
+#include "runtime/src/plan_runner.hpp"
 #include "runtime/src/tensor_impl.hpp"
 
 namespace tensorjit::detail {
@@ -11,6 +19,29 @@ namespace {
 
 bool is_materialized(const ir::NodePtr& node) {
   return node->op() == ir::Op::input && node->attr<ir::InputAttr>().buffer;
+}
+
+// TENSORJIT_DUMP: one folder per eval, numbered in the order evals start in this process. A folder
+// that cannot be written is reported once on stderr and dumping goes on without it.
+std::filesystem::path start_dump(const ir::Graph& graph, const ir::Plan& plan) {
+  const auto& root = config().dump_dir;
+  if (root.empty()) return {};
+  static std::atomic<int> evals{0};
+  static std::atomic<bool> warned{false};
+  std::filesystem::path folder = root / fmt::format("eval-{:04}", evals.fetch_add(1));
+  std::error_code error;
+  std::filesystem::create_directories(folder, error);
+  std::ofstream graph_file(folder / "graph.tjir");
+  std::ofstream plan_file(folder / "plan.txt");
+  graph_file << ir::print(graph);
+  plan_file << jit().target().summary() << "\n\n" << ir::print(plan.graph) << "\n" << ir::print_plan(plan);
+  if (error || !graph_file || !plan_file) {
+    if (!warned.exchange(true))
+      codegen::logger().warn("TENSORJIT_DUMP: cannot write to {}: {}; dumps are skipped", folder.string(),
+                             error ? error.message() : "write failed");
+    return {};
+  }
+  return folder;
 }
 
 }  // namespace
@@ -31,6 +62,13 @@ ir::Graph graph_for(const std::vector<ir::NodePtr>& outputs) {
   return graph;
 }
 
+std::vector<ir::Value> run_graph(const ir::Graph& graph) {
+  ir::Plan plan = ir::plan_graph(graph);
+  std::filesystem::path dump_folder = start_dump(graph, plan);
+  codegen::logger().debug("eval: {} steps\n{}", plan.steps.size(), ir::print_plan(plan));
+  return run_plan(plan, dump_folder);
+}
+
 void evaluate(const std::vector<Tensor>& tensors) {
   std::vector<std::shared_ptr<TensorImpl>> pending;
   std::vector<ir::NodePtr> nodes;
@@ -42,8 +80,7 @@ void evaluate(const std::vector<Tensor>& tensors) {
   }
   if (nodes.empty()) return;
 
-  ir::Graph graph = graph_for(nodes);
-  std::vector<ir::Value> values = ir::interpret(graph);
+  std::vector<ir::Value> values = run_graph(graph_for(nodes));
 
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     nodes[i]->set_realized(values[i]);

@@ -16,4 +16,7 @@ void evaluate(const std::vector<Tensor>& tensors);
 // by the dumps).
 ir::Graph graph_for(const std::vector<ir::NodePtr>& outputs);
 
+// Plans and runs a graph whose inputs are all bound: one value per output.
+std::vector<ir::Value> run_graph(const ir::Graph& graph);
+
 }  // namespace tensorjit::detail

@@ -3,6 +3,7 @@
 #include <tensorjit/ir/text.hpp>
 
 #include "runtime/src/executor.hpp"
+#include "runtime/src/jit_instance.hpp"
 #include "runtime/src/tensor_impl.hpp"
 
 namespace tensorjit {
@@ -11,6 +12,11 @@ std::string graph_text(const std::vector<Tensor>& tensors) {
   std::vector<ir::NodePtr> nodes;
   for (const auto& t : tensors) nodes.push_back(detail::node_of(t, "graph_text"));
   return ir::print(detail::graph_for(nodes));
+}
+
+JitStatistics jit_statistics() {
+  codegen::JitStats s = detail::jit().stats();
+  return JitStatistics{s.compiles, s.memory_hits, s.disk_hits, s.disk_rejects};
 }
 
 }  // namespace tensorjit

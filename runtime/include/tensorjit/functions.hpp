@@ -56,6 +56,15 @@ void eval(const std::vector<Tensor>& tensors);
 // Values already evaluated appear as inputs.
 std::string graph_text(const std::vector<Tensor>& tensors);
 
+// What the JIT did in this process so far.
+struct JitStatistics {
+  std::uint64_t compiles = 0;     // kernels built, optimized and compiled
+  std::uint64_t memory_hits = 0;  // kernels found in the in-memory cache
+  std::uint64_t disk_hits = 0;    // kernels loaded from TENSORJIT_CACHE_DIR instead of compiled
+  std::uint64_t disk_rejects = 0; // cache files found corrupt or foreign, and ignored
+};
+JitStatistics jit_statistics();
+
 // ---- elementwise: numpy broadcasting and PyTorch type promotion ----
 Tensor operator+(const Tensor& a, const Tensor& b);
 Tensor operator-(const Tensor& a, const Tensor& b);

@@ -1,0 +1,28 @@
+// fold_views: views become index arithmetic of the values they read (STYLE.md 8).
+//
+// Pre:  any graph.
+// Post: the same outputs, the same bits. Every view (reshape, permute, expand, slice) over an
+//       elementwise op has been pushed through it to that op's operands (a view of f(x, y) is
+//       f(view x, view y): elementwise ops are pointwise), views over a constant became a constant
+//       of the view's shape, and view chains over an `input` became one input with the composed
+//       layout (`apply_view`). A view is left only over a node that is materialised anyway (a
+//       reduction, a matmul, iota, copy); a reshape that strides cannot express over an input is
+//       left over a `copy` of that input. So no movement op sits between two elementwise ops,
+//       and every elementwise op's operands are elementwise ops, inputs, constants or views of
+//       materialised nodes.
+//
+// Pushing a view down recomputes the ops below it once per element of the view: an expand of an
+// elementwise result repeats that work along the expanded axes, which costs less than storing and
+// re-reading the value for the cheap ops it is meant for.
+#pragma once
+
+#include <tensorjit/ir/graph.hpp>
+
+namespace tensorjit::ir {
+
+Graph fold_views(const Graph& graph);
+
+// Whether `node` is a view chain ending at a node that fold_views leaves materialised.
+bool is_view_of_materialized(const NodePtr& node);
+
+}  // namespace tensorjit::ir

@@ -1,0 +1,166 @@
+#include "ir/passes/fuse.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <numeric>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <tensorjit/ir/check.hpp>
+
+namespace tensorjit::ir {
+namespace {
+
+// Ops a loop step computes. copy is one: the identity, written out where it is materialised.
+bool is_loop_op(const Node& node) { return is_elementwise(node.op()); }
+bool is_single_op(const Node& node) {
+  return is_reduce(node.op()) || node.op() == Op::matmul || node.op() == Op::iota;
+}
+
+struct UnionFind {
+  std::vector<std::size_t> parent;
+  explicit UnionFind(std::size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
+  std::size_t find(std::size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  }
+  void join(std::size_t a, std::size_t b) { parent[find(a)] = find(b); }
+};
+
+class Planner {
+ public:
+  explicit Planner(const Graph& graph) : order_(topological_order(graph)) {
+    for (std::size_t i = 0; i < order_.size(); ++i) position_[order_[i].get()] = i;
+    for (const auto& out : graph.outputs) graph_outputs_.insert(out.get());
+    for (const auto& node : order_)
+      for (const auto& in : node->inputs()) users_[in.get()].push_back(node.get());
+  }
+
+  std::vector<Step> plan() {
+    compute_depths();
+    std::vector<Step> steps = group_loops();
+    for (const auto& node : order_)
+      if (is_single_op(*node)) steps.push_back(single_step(node));
+    // A graph output that is a constant is filled by a step of its own.
+    for (const auto& node : order_)
+      if (node->op() == Op::constant && graph_outputs_.count(node.get()))
+        steps.push_back(Step{Step::Kind::single, {node}, {node}, {"graph output (a constant, filled)"}});
+    std::stable_sort(steps.begin(), steps.end(), [&](const Step& a, const Step& b) {
+      return sort_key(a) < sort_key(b);
+    });
+    return steps;
+  }
+
+ private:
+  // How many materialisations the longest path from a source to `node` passes through: a single
+  // step, or a view of a loop's value (a copy read through a view must be written first). A loop
+  // group never joins ops of different depth, which keeps the steps acyclic.
+  void compute_depths() {
+    for (const auto& node : order_) {
+      int depth = 0;
+      for (const auto& in : node->inputs()) depth = std::max(depth, depth_[in.get()]);
+      if (is_single_op(*node) || (is_movement(node->op()) && is_loop_op(*node->input(0)))) ++depth;
+      depth_[node.get()] = depth;
+    }
+  }
+
+  std::vector<Step> group_loops() {
+    UnionFind groups(order_.size());
+    for (const auto& node : order_) {
+      if (!is_loop_op(*node)) continue;
+      for (const auto& in : node->inputs())
+        if (is_loop_op(*in) && depth_[in.get()] == depth_[node.get()] && in->shape() == node->shape())
+          groups.join(position_[in.get()], position_[node.get()]);
+    }
+    std::unordered_map<std::size_t, std::vector<NodePtr>> members;
+    std::vector<std::size_t> roots;
+    for (const auto& node : order_) {
+      if (!is_loop_op(*node)) continue;
+      std::size_t root = groups.find(position_[node.get()]);
+      if (!members.count(root)) roots.push_back(root);
+      members[root].push_back(node);
+    }
+    std::vector<Step> steps;
+    for (std::size_t root : roots) {
+      const auto& nodes = members[root];
+      // Cut an oversized group into consecutive pieces of the topological order.
+      for (std::size_t first = 0; first < nodes.size(); first += kMaxGroupNodes) {
+        Step step;
+        step.kind = Step::Kind::loop;
+        step.nodes.assign(nodes.begin() + first,
+                          nodes.begin() + std::min(nodes.size(), first + kMaxGroupNodes));
+        add_loop_outputs(step, nodes.size() > kMaxGroupNodes);
+        steps.push_back(std::move(step));
+      }
+    }
+    return steps;
+  }
+
+  void add_loop_outputs(Step& step, bool was_cut) {
+    std::unordered_set<const Node*> inside;
+    for (const auto& n : step.nodes) inside.insert(n.get());
+    for (const auto& n : step.nodes) {
+      std::string reason;
+      if (graph_outputs_.count(n.get())) reason = "graph output";
+      for (const Node* user : users_[n.get()]) {
+        if (!reason.empty()) break;
+        if (inside.count(user)) continue;
+        if (is_movement(user->op())) reason = fmt::format("read through a view by %{}", position_[user]);
+        else if (is_single_op(*user)) reason = fmt::format("operand of {} %{}", op_name(user->op()), position_[user]);
+        else if (was_cut) reason = fmt::format("group cut at {} ops, read by %{}", kMaxGroupNodes, position_[user]);
+        else reason = fmt::format("read by another kernel at %{}", position_[user]);
+      }
+      if (reason.empty()) continue;
+      step.outputs.push_back(n);
+      step.reasons.push_back(std::move(reason));
+    }
+  }
+
+  Step single_step(const NodePtr& node) {
+    return Step{Step::Kind::single, {node}, {node},
+                {fmt::format("{} runs as a step of its own", op_name(node->op()))}};
+  }
+
+  // Steps of lower depth first; at one depth the single steps (which read only lower depths) before
+  // the loops (which may read them); then the topological order of the step's first node.
+  std::tuple<int, int, std::size_t> sort_key(const Step& step) {
+    const Node* first = step.nodes.front().get();
+    return {depth_[first], step.kind == Step::Kind::single ? 0 : 1, position_[first]};
+  }
+
+  std::vector<NodePtr> order_;
+  std::unordered_map<const Node*, std::size_t> position_;
+  std::unordered_set<const Node*> graph_outputs_;
+  std::unordered_map<const Node*, std::vector<const Node*>> users_;
+  std::unordered_map<const Node*, int> depth_;
+};
+
+}  // namespace
+
+Plan fuse(const Graph& folded) {
+  Plan plan;
+  plan.graph = folded;
+  plan.steps = Planner(folded).plan();
+  return plan;
+}
+
+std::string print_plan(const Plan& plan) {
+  std::unordered_map<const Node*, std::size_t> position;
+  auto order = topological_order(plan.graph);
+  for (std::size_t i = 0; i < order.size(); ++i) position[order[i].get()] = i;
+  std::string out;
+  for (std::size_t s = 0; s < plan.steps.size(); ++s) {
+    const Step& step = plan.steps[s];
+    const Node& first = *step.nodes.front();
+    out += fmt::format("step {}: {} over {}{}\n", s, step.kind == Step::Kind::loop ? "loop" : "single",
+                       dtype_name(first.dtype()), shape_str(first.shape()));
+    std::string ops;
+    for (const auto& n : step.nodes) ops += fmt::format(" %{}:{}", position[n.get()], op_name(n->op()));
+    out += fmt::format("  computes{}\n", ops);
+    for (std::size_t o = 0; o < step.outputs.size(); ++o)
+      out += fmt::format("  writes %{} ({})\n", position[step.outputs[o].get()], step.reasons[o]);
+  }
+  return out;
+}
+
+}  // namespace tensorjit::ir

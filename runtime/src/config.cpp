@@ -1,0 +1,53 @@
+#include "runtime/src/config.hpp"
+
+#include <charconv>
+#include <cstdlib>
+#include <sched.h>
+#include <thread>
+
+#include <tensorjit/codegen/log.hpp>
+#include <tensorjit/codegen/target.hpp>
+#include <tensorjit/ir/check.hpp>
+
+namespace tensorjit::detail {
+namespace {
+
+std::optional<std::string> env(const char* name) {
+  const char* value = std::getenv(name);
+  if (!value || !*value) return std::nullopt;
+  return std::string(value);
+}
+
+int cores_available() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+Config read_config() {
+  Config c;
+  if (auto v = env("TENSORJIT_VECTOR_BITS")) c.vector_bits = codegen::parse_vector_bits(*v, "TENSORJIT_VECTOR_BITS");
+  else if (auto w = env("VECTOR_BITS")) c.vector_bits = codegen::parse_vector_bits(*w, "VECTOR_BITS");
+  c.threads = cores_available();
+  if (auto v = env("TENSORJIT_THREADS")) {
+    int n = 0;
+    auto [end, error] = std::from_chars(v->data(), v->data() + v->size(), n);
+    TJ_CHECK(error == std::errc() && end == v->data() + v->size() && n >= 1 && n <= 1024)
+        << "TENSORJIT_THREADS=" << *v << " is not a thread count; give a whole number from 1 to 1024";
+    c.threads = n;
+  }
+  if (auto v = env("TENSORJIT_LOG")) c.log_level = *v;
+  codegen::set_log_level(c.log_level);
+  if (auto v = env("TENSORJIT_DUMP")) c.dump_dir = *v;
+  if (auto v = env("TENSORJIT_CACHE_DIR")) c.cache_dir = *v;
+  return c;
+}
+
+}  // namespace
+
+const Config& config() {
+  static const Config c = read_config();
+  return c;
+}
+
+}  // namespace tensorjit::detail

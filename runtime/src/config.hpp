@@ -1,0 +1,21 @@
+// Every environment variable tensorjit reads, read once per process (README, "Environment").
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace tensorjit::detail {
+
+struct Config {
+  std::optional<int> vector_bits;       // TENSORJIT_VECTOR_BITS, else VECTOR_BITS: 128, 256 or 512
+  int threads = 1;                      // TENSORJIT_THREADS, else the cores this process may use
+  std::string log_level = "warn";       // TENSORJIT_LOG
+  std::filesystem::path dump_dir;       // TENSORJIT_DUMP (empty: no dumps)
+  std::filesystem::path cache_dir;      // TENSORJIT_CACHE_DIR (empty: no disk cache)
+};
+
+// The process's configuration; throws tensorjit::Error naming the variable when a value is bad.
+const Config& config();
+
+}  // namespace tensorjit::detail

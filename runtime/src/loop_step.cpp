@@ -1,0 +1,136 @@
+// A loop step: the group's ops become one JIT'd kernel over the step's domain, reading each
+// input through its own strides and writing each output once, contiguously.
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <tensorjit/codegen/loop_kernel.hpp>
+#include <tensorjit/ir/check.hpp>
+
+#include "runtime/src/jit_instance.hpp"
+#include "runtime/src/plan_runner.hpp"
+#include "runtime/src/thread_pool.hpp"
+
+namespace tensorjit::detail {
+namespace {
+
+// Below this many elements per thread a kernel runs on the caller: waking the pool costs more.
+constexpr std::int64_t kMinElementsPerTask = 1 << 15;
+
+// The domain with size-1 axes dropped and neighbouring axes merged wherever every operand walks
+// them as one (stride[d] == stride[d + 1] * extent[d + 1]); fewer axes, longer inner rows.
+struct CollapsedDomain {
+  ir::Shape shape;
+  std::vector<ir::Strides> strides;  // one per operand
+};
+
+CollapsedDomain collapse(const ir::Shape& domain, const std::vector<ir::Strides>& operand_strides) {
+  CollapsedDomain out;
+  out.strides.resize(operand_strides.size());
+  for (std::size_t d = 0; d < domain.size(); ++d) {
+    if (domain[d] == 1) continue;
+    bool merge = !out.shape.empty();
+    for (std::size_t k = 0; merge && k < operand_strides.size(); ++k)
+      merge = out.strides[k].back() == operand_strides[k][d] * domain[d];
+    if (merge) {
+      out.shape.back() *= domain[d];
+      for (std::size_t k = 0; k < operand_strides.size(); ++k) out.strides[k].back() = operand_strides[k][d];
+    } else {
+      out.shape.push_back(domain[d]);
+      for (std::size_t k = 0; k < operand_strides.size(); ++k) out.strides[k].push_back(operand_strides[k][d]);
+    }
+  }
+  if (out.shape.empty()) {
+    out.shape.push_back(1);
+    for (auto& s : out.strides) s.push_back(0);
+  }
+  return out;
+}
+
+codegen::InnerAccess classify(std::int64_t inner_stride) {
+  if (inner_stride == 1) return codegen::InnerAccess::contiguous;
+  if (inner_stride == 0) return codegen::InnerAccess::broadcast;
+  return codegen::InnerAccess::strided;
+}
+
+}  // namespace
+
+void run_loop_step(const ir::Step& step, ValueTable& values, const StepDump& dump) {
+  std::unordered_set<const ir::Node*> inside;
+  for (const auto& n : step.nodes) inside.insert(n.get());
+  const ir::Shape domain = step.nodes.front()->shape();
+
+  // Leaves read from memory become the kernel's inputs; constants stay in its expression.
+  std::unordered_map<const ir::Node*, ir::NodePtr> rebuilt;
+  codegen::LoopKernelSpec spec;
+  std::vector<ir::Value> arguments;
+  for (const auto& node : step.nodes)
+    for (const auto& in : node->inputs()) {
+      if (inside.count(in.get()) || rebuilt.count(in.get())) continue;
+      if (in->op() == ir::Op::constant) {
+        rebuilt[in.get()] = in;
+        continue;
+      }
+      ir::Value value = values.resolve(in);
+      rebuilt[in.get()] = ir::make_input(value.buffer, value.dtype, value.layout);
+      spec.inputs.push_back(rebuilt[in.get()]);
+      arguments.push_back(std::move(value));
+    }
+  for (const auto& node : step.nodes) {
+    std::vector<ir::NodePtr> inputs;
+    for (const auto& in : node->inputs()) inputs.push_back(rebuilt.at(in.get()));
+    rebuilt[node.get()] = node->with_inputs(std::move(inputs));
+  }
+  for (const auto& out : step.outputs) spec.expression.outputs.push_back(rebuilt.at(out.get()));
+
+  std::vector<ir::Strides> operand_strides;
+  for (const auto& a : arguments) operand_strides.push_back(a.layout.strides);
+  CollapsedDomain collapsed = collapse(domain, operand_strides);
+  TJ_INTERNAL_CHECK(collapsed.shape.size() <= static_cast<std::size_t>(codegen::kMaxLoopRank))
+      << "loop step: rank " << collapsed.shape.size() << " domain";
+  for (const auto& s : collapsed.strides) spec.access.push_back(classify(s.back()));
+
+  codegen::DumpRequest request{dump.folder, dump.kernel_name};
+  codegen::KernelHandle kernel =
+      codegen::compile_loop_kernel(jit(), spec, dump.folder.empty() ? nullptr : &request);
+
+  std::int64_t numel = 1;
+  for (auto e : domain) numel *= e;
+  std::vector<const void*> input_pointers;
+  std::vector<std::int64_t> input_strides(arguments.size() * codegen::kMaxLoopRank, 0);
+  for (std::size_t k = 0; k < arguments.size(); ++k) {
+    const auto& a = arguments[k];
+    input_pointers.push_back(static_cast<const char*>(a.buffer->data()) +
+                             a.layout.offset * static_cast<std::int64_t>(itemsize(a.dtype)));
+    std::copy(collapsed.strides[k].begin(), collapsed.strides[k].end(),
+              input_strides.begin() + static_cast<std::ptrdiff_t>(k * codegen::kMaxLoopRank));
+  }
+  std::vector<void*> output_pointers;
+  for (const auto& out : step.outputs) {
+    auto buffer = ir::Buffer::allocate(static_cast<std::size_t>(numel) * itemsize(out->dtype()));
+    output_pointers.push_back(buffer->data());
+    values.put(out.get(), ir::Value{std::move(buffer), out->dtype(), ir::Layout::contiguous(domain)});
+  }
+  if (numel == 0) return;
+
+  codegen::LoopArgs args{};
+  args.rank = static_cast<std::int64_t>(collapsed.shape.size());
+  std::copy(collapsed.shape.begin(), collapsed.shape.end(), args.shape);
+  args.inputs = input_pointers.data();
+  args.input_strides = input_strides.data();
+  args.outputs = output_pointers.data();
+  auto* function = kernel->as<codegen::LoopFunction>();
+
+  const std::int64_t tasks = std::min<std::int64_t>(pool_threads(), numel / kMinElementsPerTask);
+  if (tasks <= 1) {
+    function(&args, 0, numel);
+    return;
+  }
+  // Cut points on multiples of 64 elements, so each piece's vectors start on a cache line.
+  parallel_for(tasks, [&](std::int64_t t) {
+    auto cut = [&](std::int64_t i) { return i == tasks ? numel : numel * i / tasks / 64 * 64; };
+    function(&args, cut(t), cut(t + 1));
+  });
+}
+
+}  // namespace tensorjit::detail

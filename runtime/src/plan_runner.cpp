@@ -1,0 +1,78 @@
+#include "runtime/src/plan_runner.hpp"
+
+#include <fmt/format.h>
+
+#include <tensorjit/ir/check.hpp>
+#include <tensorjit/ir/view.hpp>
+
+namespace tensorjit::detail {
+
+ir::Value ValueTable::resolve(const ir::NodePtr& node) const {
+  if (auto it = values_.find(node.get()); it != values_.end()) return it->second;
+  switch (node->op()) {
+    case ir::Op::input: {
+      const auto& in = node->attr<ir::InputAttr>();
+      TJ_INTERNAL_CHECK(in.buffer) << "plan: input " << ir::shape_str(in.layout.shape) << " has no buffer";
+      return ir::Value{in.buffer, in.dtype, in.layout};
+    }
+    case ir::Op::constant: {
+      const auto& c = node->attr<ir::ConstantAttr>();
+      auto buffer = ir::Buffer::allocate(itemsize(c.dtype));
+      visit_dtype(c.dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        *static_cast<T*>(buffer->data()) =
+            is_floating(c.dtype) ? static_cast<T>(c.value.f) : static_cast<T>(c.value.i);
+      });
+      return ir::Value{std::move(buffer), c.dtype, ir::Layout{c.shape, ir::Strides(c.shape.size(), 0), 0}};
+    }
+    default: break;
+  }
+  TJ_INTERNAL_CHECK(ir::is_movement(node->op()))
+      << "plan: " << ir::op_name(node->op()) << " " << ir::shape_str(node->shape())
+      << " is read before any step computed it";
+  ir::Value base = resolve(node->input(0));
+  auto layout = ir::apply_view(base.layout, *node);
+  TJ_INTERNAL_CHECK(layout) << "plan: a " << ir::op_name(node->op()) << " over a materialised value "
+                            << "cannot be expressed by strides";
+  return ir::Value{base.buffer, base.dtype, std::move(*layout)};
+}
+
+std::vector<ir::Value> run_plan(const ir::Plan& plan, const std::filesystem::path& dump_folder,
+                                StepTimes* times) {
+  // Each materialised value is dropped after the last step that reads it (or kept if an output).
+  std::unordered_map<const ir::Node*, std::size_t> last_reader;
+  auto note_reads = [&](const ir::NodePtr& node, std::size_t step) {
+    const ir::Node* n = node.get();
+    while (ir::is_movement(n->op())) n = n->input(0).get();
+    last_reader[n] = step;
+  };
+  for (std::size_t s = 0; s < plan.steps.size(); ++s)
+    for (const auto& node : plan.steps[s].nodes)
+      for (const auto& in : node->inputs()) note_reads(in, s);
+  for (const auto& out : plan.graph.outputs) note_reads(out, plan.steps.size());
+
+  ValueTable values;
+  for (std::size_t s = 0; s < plan.steps.size(); ++s) {
+    const ir::Step& step = plan.steps[s];
+    const auto start = std::chrono::steady_clock::now();
+    if (step.kind == ir::Step::Kind::loop) {
+      StepDump dump;
+      if (!dump_folder.empty()) dump = {dump_folder, fmt::format("kernel-{:03}", s)};
+      run_loop_step(step, values, dump);
+    } else {
+      run_single_step(step, values);
+    }
+    if (times) times->steps.push_back(std::chrono::steady_clock::now() - start);
+    for (const auto& node : step.nodes)
+      for (const auto& in : node->inputs()) {
+        const ir::Node* n = in.get();
+        while (ir::is_movement(n->op())) n = n->input(0).get();
+        if (last_reader[n] == s) values.drop(n);
+      }
+  }
+  std::vector<ir::Value> outputs;
+  for (const auto& out : plan.graph.outputs) outputs.push_back(values.resolve(out));
+  return outputs;
+}
+
+}  // namespace tensorjit::detail

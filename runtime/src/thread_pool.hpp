@@ -1,0 +1,18 @@
+// The one pool of worker threads, TENSORJIT_THREADS wide, shared by the JIT'd kernels and the GEMM
+// (DESIGN.md, "Threads"). The caller of parallel_for works too, so a pool of n threads has n - 1
+// workers. No nesting: a task that calls parallel_for runs the inner loop on its own thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+namespace tensorjit::detail {
+
+// Calls task(i) once for each i in [0, n_tasks), spread over the pool, and returns when all
+// have returned. The first exception a task throws is rethrown here after every task finished.
+void parallel_for(std::int64_t n_tasks, const std::function<void(std::int64_t)>& task);
+
+// How many tasks run at once (TENSORJIT_THREADS).
+int pool_threads();
+
+}  // namespace tensorjit::detail

@@ -1,0 +1,104 @@
+// The JIT'd plan against the reference interpreter, bit for bit, on random graphs. ctest runs this
+// suite again at VECTOR_BITS 128, 256, 512 and at 1 and 2 threads (tests/runtime/CMakeLists.txt),
+// so equal bits across widths and thread counts follow from equality with the interpreter.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <tensorjit/ir/interpreter.hpp>
+#include <tensorjit/ir/text.hpp>
+#include <tensorjit/tensorjit.hpp>
+
+#include "ir/random_graph.hpp"
+#include "runtime/src/executor.hpp"
+#include "runtime/src/tensor_impl.hpp"
+
+namespace tj = tensorjit;
+namespace ir = tensorjit::ir;
+
+namespace {
+
+template <typename T> const unsigned char* canonical_nan() {
+  static const T nan = std::numeric_limits<T>::quiet_NaN();
+  return reinterpret_cast<const unsigned char*>(&nan);
+}
+
+// The elements of a value in row-major order, as raw bytes; every NaN is written as one canonical
+// NaN, since the sign and payload of a NaN that an invalid operation makes are not part of the
+// contract (the interpreter's compiler may fold one where the JIT computes another).
+std::vector<unsigned char> bytes_of(const ir::Value& v) {
+  const std::size_t size = itemsize(v.dtype);
+  std::vector<unsigned char> out;
+  const auto& shape = v.layout.shape;
+  std::int64_t numel = 1;
+  for (auto e : shape) numel *= e;
+  for (std::int64_t flat = 0; flat < numel; ++flat) {
+    std::int64_t element = v.layout.offset, rest = flat;
+    for (std::size_t d = shape.size(); d-- > 0;) {
+      element += (rest % shape[d]) * v.layout.strides[d];
+      rest /= shape[d];
+    }
+    const auto* p = static_cast<const unsigned char*>(v.buffer->data()) + element * static_cast<std::int64_t>(size);
+    if (v.dtype == tj::f32 && std::isnan(*reinterpret_cast<const float*>(p))) p = canonical_nan<float>();
+    if (v.dtype == tj::f64 && std::isnan(*reinterpret_cast<const double*>(p))) p = canonical_nan<double>();
+    out.insert(out.end(), p, p + size);
+  }
+  return out;
+}
+
+void check_against_interpreter(const ir::Graph& graph) {
+  std::vector<ir::Value> expected = ir::interpret(graph);
+  std::vector<ir::Value> actual = tj::detail::run_graph(graph);
+  REQUIRE(actual.size() == expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    INFO("output " << i << " of\n" << ir::print(graph));
+    CHECK(actual[i].dtype == expected[i].dtype);
+    CHECK(actual[i].layout.shape == expected[i].layout.shape);
+    CHECK(bytes_of(actual[i]) == bytes_of(expected[i]));
+  }
+}
+
+}  // namespace
+
+TEST_SUITE("runtime") {
+
+TEST_CASE("random elementwise graphs over views: JIT == interpreter, bit for bit") {
+  for (std::uint64_t seed = 0; seed < 1200; ++seed) {
+    tj::testing::RandomGraphOptions options;
+    options.seed = seed;
+    options.elementwise_only = true;
+    options.bind_inputs = true;
+    options.max_elements = seed % 7 == 0 ? 5000 : 300;
+    check_against_interpreter(tj::testing::random_graph(options));
+  }
+}
+
+TEST_CASE("random graphs with reductions and matmuls between fused loops") {
+  for (std::uint64_t seed = 5000; seed < 5300; ++seed) {
+    tj::testing::RandomGraphOptions options;
+    options.seed = seed;
+    options.bind_inputs = true;
+    check_against_interpreter(tj::testing::random_graph(options));
+  }
+}
+
+TEST_CASE("large loops split across threads give the interpreter's bits") {
+  auto a = (tj::arange(0, 300001, 1) * 0.001f).eval();
+  auto y = tj::maximum(a * a.flip(0) + 1.0f, 0.0f) * 0.5f + tj::tanh(a);
+  check_against_interpreter(tj::detail::graph_for({tj::detail::node_of(y, "test")}));
+}
+
+TEST_CASE("a second eval of the same graph compiles nothing") {
+  auto x = tj::tensor<float>({4}, {1, 2, 3, 4});
+  auto first = (x * 2.0f + 1.0f).eval();
+  const auto compiles = tj::jit_statistics().compiles;
+  auto again = (x * 2.0f + 1.0f).eval();
+  CHECK(tj::jit_statistics().compiles == compiles);
+  auto other_size = (tj::tensor<float>({3}, {1, 2, 3}) * 2.0f + 1.0f).eval();
+  CHECK(tj::jit_statistics().compiles == compiles);
+  CHECK(again.to_vector<float>() == std::vector<float>{3, 5, 7, 9});
+  CHECK(other_size.to_vector<float>() == std::vector<float>{3, 5, 7});
+}
+
+}  // TEST_SUITE

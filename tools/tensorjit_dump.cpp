@@ -1,0 +1,173 @@
+// tensorjit-dump: reads a graph in the text IR and prints any stage of what tensorjit makes of it.
+//
+//   tensorjit-dump FILE.tjir [--stage graph|plan|llvm|llvm-opt|asm|all] [--vector-bits N] [--run]
+//
+// The LLVM IR and assembly it prints are those of the kernels it actually compiled and ran (on
+// random inputs), captured by the JIT as it linked them, not a second compilation.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <unistd.h>
+
+#include <tensorjit/error.hpp>
+#include <tensorjit/ir/interpreter.hpp>
+#include <tensorjit/ir/text.hpp>
+
+#include "ir/passes/pipeline.hpp"
+#include "runtime/src/plan_runner.hpp"
+
+namespace ir = tensorjit::ir;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw tensorjit::Error(fmt::format("cannot read {}", path.string()));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Every unbound input gets a buffer of random values spanning its layout.
+ir::Graph bind_random_inputs(const ir::Graph& graph, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::unordered_map<const ir::Node*, ir::NodePtr> rebuilt;
+  for (const auto& node : ir::topological_order(graph)) {
+    if (node->op() == ir::Op::input && !node->attr<ir::InputAttr>().buffer) {
+      const auto& in = node->attr<ir::InputAttr>();
+      auto [low, high] = in.layout.extent();
+      if (low < 0) throw tensorjit::Error("an input's layout reaches below its buffer (negative offset)");
+      auto buffer = ir::Buffer::allocate(static_cast<std::size_t>(high) * itemsize(in.dtype));
+      tensorjit::visit_dtype(in.dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        auto* data = static_cast<T*>(buffer->data());
+        for (std::int64_t i = 0; i < high; ++i) {
+          if constexpr (std::is_floating_point_v<T>) data[i] = std::uniform_real_distribution<T>(-4, 4)(rng);
+          else if constexpr (std::is_same_v<T, bool>) data[i] = rng() & 1;
+          else data[i] = static_cast<T>(std::uniform_int_distribution<int>(-100, 100)(rng));
+        }
+      });
+      ir::InputAttr bound = in;
+      bound.buffer = std::move(buffer);
+      rebuilt[node.get()] = ir::Node::make(ir::Op::input, {}, std::move(bound));
+      continue;
+    }
+    std::vector<ir::NodePtr> inputs;
+    for (const auto& x : node->inputs()) inputs.push_back(rebuilt.at(x.get()));
+    rebuilt[node.get()] = node->with_inputs(std::move(inputs));
+  }
+  ir::Graph bound;
+  for (const auto& out : graph.outputs) bound.outputs.push_back(rebuilt.at(out.get()));
+  return bound;
+}
+
+// The files the JIT wrote for every kernel, with `extension`, in kernel order.
+void print_kernel_files(const fs::path& folder, const std::string& extension) {
+  std::vector<fs::path> files;
+  if (fs::exists(folder))
+    for (const auto& entry : fs::directory_iterator(folder)) {
+      const std::string name = entry.path().filename().string();
+      if (name.size() > extension.size() && name.ends_with(extension) &&
+          (extension != ".ll" || !name.ends_with(".opt.ll")))
+        files.push_back(entry.path());
+    }
+  std::sort(files.begin(), files.end());
+  if (files.empty()) std::cout << "; no JIT'd kernels: every step of this plan runs precompiled code\n";
+  for (const auto& f : files) std::cout << "; ---- " << f.filename().string() << "\n" << read_file(f) << "\n";
+}
+
+bool same_bits(const ir::Value& a, const ir::Value& b) {
+  if (a.dtype != b.dtype || a.layout.shape != b.layout.shape) return false;
+  const auto size = static_cast<std::int64_t>(itemsize(a.dtype));
+  std::int64_t numel = 1;
+  for (auto e : a.layout.shape) numel *= e;
+  for (std::int64_t flat = 0; flat < numel; ++flat) {
+    std::int64_t ea = a.layout.offset, eb = b.layout.offset, rest = flat;
+    for (std::size_t d = a.layout.shape.size(); d-- > 0;) {
+      std::int64_t i = rest % a.layout.shape[d];
+      rest /= a.layout.shape[d];
+      ea += i * a.layout.strides[d];
+      eb += i * b.layout.strides[d];
+    }
+    if (std::memcmp(static_cast<const char*>(a.buffer->data()) + ea * size,
+                    static_cast<const char*>(b.buffer->data()) + eb * size, static_cast<std::size_t>(size)) != 0)
+      return false;
+  }
+  return true;
+}
+
+int run(const fs::path& file, const std::string& stage, bool time_it) {
+  ir::Graph parsed = ir::parse(read_file(file));
+  ir::Graph graph = bind_random_inputs(parsed, 0x7e5a);
+  ir::Plan plan = ir::plan_graph(graph);
+  const bool all = stage == "all";
+  if (stage == "graph" || all) std::cout << ir::print(parsed) << "\n";
+  if (stage == "plan" || all) std::cout << ir::print(plan.graph) << "\n" << ir::print_plan(plan) << "\n";
+
+  fs::path folder = fs::temp_directory_path() / fmt::format("tensorjit-dump-{}", ::getpid());
+  fs::create_directories(folder);
+  std::vector<ir::Value> values = tensorjit::detail::run_plan(plan, folder);
+  if (stage == "llvm" || all) print_kernel_files(folder, ".ll");
+  if (stage == "llvm-opt" || all) print_kernel_files(folder, ".opt.ll");
+  if (stage == "asm" || all) print_kernel_files(folder, ".s");
+  fs::remove_all(folder);
+
+  if (!time_it) return 0;
+  std::vector<ir::Value> expected = ir::interpret(graph);
+  bool agree = true;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    bool same = same_bits(values[i], expected[i]);
+    agree = agree && same;
+    std::cout << fmt::format("output {}: {} the interpreter\n", i, same ? "bit-identical to" : "DIFFERS from");
+  }
+  constexpr int kRuns = 11;
+  std::vector<std::vector<double>> per_step(plan.steps.size());
+  for (int r = 0; r < kRuns; ++r) {
+    tensorjit::detail::StepTimes times;
+    tensorjit::detail::run_plan(plan, {}, &times);
+    for (std::size_t s = 0; s < times.steps.size(); ++s)
+      per_step[s].push_back(std::chrono::duration<double, std::micro>(times.steps[s]).count());
+  }
+  for (std::size_t s = 0; s < per_step.size(); ++s) {
+    auto& t = per_step[s];
+    std::sort(t.begin(), t.end());
+    std::cout << fmt::format("step {} ({}): median {:.1f} us, min {:.1f} us over {} runs\n", s,
+                             plan.steps[s].kind == ir::Step::Kind::loop ? "loop" : "single", t[t.size() / 2],
+                             t.front(), kRuns);
+  }
+  return agree ? 0 : 3;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"tensorjit-dump: print what tensorjit makes of a graph in the text IR (.tjir)"};
+  fs::path file;
+  std::string stage = "graph";
+  int vector_bits = 0;
+  bool time_it = false;
+  app.add_option("file", file, "a .tjir file (written by TENSORJIT_DUMP, or by hand)")->required();
+  app.add_option("--stage", stage, "graph, plan, llvm (before optimization), llvm-opt, asm, or all")
+      ->check(CLI::IsMember({"graph", "plan", "llvm", "llvm-opt", "asm", "all"}));
+  app.add_option("--vector-bits", vector_bits, "build kernels at 128, 256 or 512 bits (default: native)")
+      ->check(CLI::IsMember({128, 256, 512}));
+  app.add_flag("--run", time_it, "run on random inputs, check against the interpreter, time each step");
+  CLI11_PARSE(app, argc, argv);
+  // The JIT reads its width once, from the environment, when it is first used.
+  if (vector_bits) ::setenv("TENSORJIT_VECTOR_BITS", std::to_string(vector_bits).c_str(), 1);
+  try {
+    return run(file, stage, time_it);
+  } catch (const tensorjit::Error& e) {
+    std::cerr << "tensorjit-dump: " << file.string() << ": " << e.what() << "\n";
+    return 1;
+  }
+}
