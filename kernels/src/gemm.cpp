@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -77,14 +78,21 @@ RegionFunction<T> unpacked_function(const KernelFamily& family) {
 // (docs/gemm.md): 1 MiB, the L2 of one core.
 constexpr std::int64_t unpacked_path_bytes = std::int64_t{1} << 20;
 
+// Products of sizes in double: only compared with thresholds, and free of int64 overflow for any
+// sizes a caller passes.
+double product_of(std::initializer_list<std::int64_t> factors) {
+  double product = 1;
+  for (std::int64_t factor : factors) product *= static_cast<double>(factor);
+  return product;
+}
+
 template <class T>
 bool takes_unpacked_path(const GemmArgs<T>& args, const Blocking& blocking, const GemmOptions& options) {
   if (!options.allow_unpacked_path || args.k == 0) return false;
   constexpr std::int64_t bytes = sizeof(T);
-  if (args.b.col_stride != 1 && args.k * detail::round_up(args.n, blocking.nr) * bytes > unpacked_path_bytes)
-    return false;
+  if (args.b.col_stride != 1 && product_of({args.k, args.n + blocking.nr, bytes}) > unpacked_path_bytes) return false;
   if (args.m <= blocking.mr) return true;  // one row block: B is used once, packing A cannot pay
-  return args.m * args.k * bytes <= unpacked_path_bytes;
+  return product_of({args.m, args.k, bytes}) <= unpacked_path_bytes;
 }
 
 // A 64-byte aligned scratch buffer. Each thread keeps one between calls (page faults on a fresh
@@ -151,10 +159,12 @@ void run_task(const Plan<T>& plan, std::int64_t index) {
   region.m = std::min(plan.row_chunk, args.m - row0);
   region.n = std::min(plan.col_chunk, args.n - col0);
   region.k = args.k;
-  region.a = args.a.data + batch * args.a.batch_stride + row0 * args.a.row_stride;
+  if (args.k > 0) {  // with k == 0, A and B may be null and are never read
+    region.a = args.a.data + batch * args.a.batch_stride + row0 * args.a.row_stride;
+    region.b = args.b.data + batch * args.b.batch_stride + col0 * args.b.col_stride;
+  }
   region.a_row_stride = args.a.row_stride;
   region.a_col_stride = args.a.col_stride;
-  region.b = args.b.data + batch * args.b.batch_stride + col0 * args.b.col_stride;
   region.b_row_stride = args.b.row_stride;
   region.b_col_stride = args.b.col_stride;
   region.c = args.c.data + batch * args.c.batch_stride + row0 * args.c.row_stride + col0;
@@ -233,8 +243,9 @@ void gemm_typed(const GemmArgs<T>& args, const GemmOptions& options) {
   plan.region_function = plan.unpacked_path ? unpacked_function<T>(family) : packed_function<T>(family);
 
   const ParallelFor& parallel_for = options.parallel_for;
-  const std::int64_t work = args.batch * args.m * args.n * std::max<std::int64_t>(args.k, 1);
-  const bool parallel = parallel_for.run != nullptr && parallel_for.threads > 1 && work >= options.minimum_parallel_work;
+  const double work = product_of({args.batch, args.m, args.n, std::max<std::int64_t>(args.k, 1)});
+  const bool parallel = parallel_for.run != nullptr && parallel_for.threads > 1 &&
+                        work >= static_cast<double>(options.minimum_parallel_work);
   if (parallel) choose_parts(plan, parallel_for.threads);
   plan.row_chunk = detail::round_up((args.m + plan.row_parts - 1) / plan.row_parts, plan.blocking.mr);
   plan.col_chunk = detail::round_up((args.n + plan.col_parts - 1) / plan.col_parts, plan.blocking.nr);

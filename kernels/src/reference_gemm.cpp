@@ -13,9 +13,10 @@ void reference_gemm_typed(const GemmArgs<T>& args) {
   detail::validate_arguments(args, "reference_gemm");
   if (args.m == 0 || args.n == 0) return;
   for (std::int64_t batch = 0; batch < args.batch; ++batch) {
-    const T* a = args.a.data + batch * args.a.batch_stride;
-    const T* b = args.b.data + batch * args.b.batch_stride;
     T* c = args.c.data + batch * args.c.batch_stride;
+    // With k == 0, A and B may be null and are never read.
+    const T* a = args.k > 0 ? args.a.data + batch * args.a.batch_stride : nullptr;
+    const T* b = args.k > 0 ? args.b.data + batch * args.b.batch_stride : nullptr;
     for (std::int64_t i = 0; i < args.m; ++i) {
       for (std::int64_t j = 0; j < args.n; ++j) {
         T sum = T(0);

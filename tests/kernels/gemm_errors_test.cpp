@@ -1,5 +1,6 @@
 // Invalid arguments throw std::invalid_argument with a message naming the problem, and write
 // nothing; they never crash.
+#include <algorithm>
 #include <stdexcept>
 
 #include "gemm_test_support.hpp"
@@ -69,6 +70,22 @@ TEST_CASE("empty products are valid and k == 0 gives zeros") {
   no_depth.b.data = nullptr;
   tk::gemm(no_depth);
   for (float value : product.c) CHECK(value == 0.0f);
+
+  std::vector<float> batches(3 * 40 * 50, 7.0f);
+  tk::GemmArgs<float> no_depth_batched;
+  no_depth_batched.m = 40;
+  no_depth_batched.n = 50;
+  no_depth_batched.batch = 3;
+  no_depth_batched.c = {batches.data(), 50, 40 * 50};
+  int two_threads = 2;
+  tk::GemmOptions threaded;
+  threaded.parallel_for = parallel_for_with(two_threads);
+  threaded.minimum_parallel_work = 0;
+  tk::gemm(no_depth_batched, threaded);
+  CHECK(std::count(batches.begin(), batches.end(), 0.0f) == 3 * 40 * 50);
+  std::fill(batches.begin(), batches.end(), 7.0f);
+  tk::reference_gemm(no_depth_batched);
+  CHECK(std::count(batches.begin(), batches.end(), 0.0f) == 3 * 40 * 50);
 }
 
 TEST_CASE("describe reports a known kernel and the CPU features") {
