@@ -1,22 +1,18 @@
 // The driver: checks arguments, picks the kernel family (CPUID and the requested vector width),
-// resolves the blocking, cuts the product into tasks (batches x row parts x column parts, never k)
-// and runs them on the caller's parallel-for with a packing workspace per task.
+// resolves the blocking, picks the packed or unpacked path, cuts the product into tasks (batches x
+// row parts x column parts, never k) and runs them on the caller's parallel-for, each with the
+// workspace of the thread it runs on.
 #include <algorithm>
 #include <atomic>
 #include <exception>
 #include <initializer_list>
-#include <memory>
 #include <mutex>
-#include <new>
 #include <numeric>
-
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 #include "kernel_family.hpp"
 #include "tensorjit/kernels/gemm.hpp"
 #include "validate.hpp"
+#include "workspace.hpp"
 
 namespace tensorjit::kernels {
 namespace {
@@ -95,45 +91,6 @@ bool takes_unpacked_path(const GemmArgs<T>& args, const Blocking& blocking, cons
   return product_of({args.m, args.k, bytes}) <= unpacked_path_bytes;
 }
 
-// A 64-byte aligned scratch buffer. Each thread keeps one between calls (page faults on a fresh
-// megabyte would cost as much as a small product), taken out of its slot while a task uses it so
-// that a nested call on the same thread gets its own.
-//
-// Large workspaces are 2 MiB aligned and asked to be backed by transparent huge pages: the kernels
-// stream the packed blocks (hundreds of KiB) through L2, and 4 KiB pages would add a TLB miss
-// every 4 KiB of that stream.
-class Workspace {
- public:
-  ~Workspace() { release(); }
-  void* reserve(std::size_t bytes) {
-    if (bytes > capacity_) {
-      release();
-      const bool huge = bytes >= huge_page_bytes / 2;
-      alignment_ = huge ? huge_page_bytes : 64;
-      if (huge) bytes = (bytes + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
-      data_ = ::operator new(bytes, std::align_val_t{alignment_});
-      capacity_ = bytes;
-#if defined(MADV_HUGEPAGE)
-      if (huge) madvise(data_, bytes, MADV_HUGEPAGE);  // a hint: failure only costs speed
-#endif
-    }
-    return data_;
-  }
-
- private:
-  static constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
-  void release() {
-    if (data_ != nullptr) ::operator delete(data_, std::align_val_t{alignment_});
-    data_ = nullptr;
-    capacity_ = 0;
-  }
-  void* data_ = nullptr;
-  std::size_t capacity_ = 0;
-  std::size_t alignment_ = 64;
-};
-
-thread_local std::unique_ptr<Workspace> cached_workspace;
-
 // How a product is cut: each batch into row_parts x col_parts rectangles, aligned to the tile.
 template <class T>
 struct Plan {
@@ -176,15 +133,13 @@ void run_task(const Plan<T>& plan, std::int64_t index) {
   region.col0 = col0;
   region.blocking = plan.blocking;
 
-  std::unique_ptr<Workspace> workspace = std::move(cached_workspace);
-  if (!workspace) workspace = std::make_unique<Workspace>();
   const std::int64_t elements = plan.unpacked_path
                                      ? detail::unpacked_workspace_elements(plan.blocking, region.n, region.k,
                                                                            region.b_col_stride == 1)
                                      : detail::workspace_elements<T>(plan.blocking, region.m, region.n, region.k);
-  region.workspace = static_cast<T*>(workspace->reserve(static_cast<std::size_t>(elements) * sizeof(T)));
+  const detail::WorkspaceLease workspace(static_cast<std::size_t>(elements) * sizeof(T));
+  region.workspace = static_cast<T*>(workspace.data());
   plan.region_function(region);
-  cached_workspace = std::move(workspace);
 }
 
 // Parts per batch so that the task count is a multiple of the thread count, cut along rows or
@@ -251,7 +206,7 @@ void gemm_typed(const GemmArgs<T>& args, const GemmOptions& options) {
   plan.col_chunk = detail::round_up((args.n + plan.col_parts - 1) / plan.col_parts, plan.blocking.nr);
   const std::int64_t tasks = args.batch * plan.row_parts * plan.col_parts;
 
-  if (!parallel) {
+  if (!parallel || tasks == 1) {
     for (std::int64_t index = 0; index < tasks; ++index) run_task(plan, index);
     return;
   }
