@@ -10,6 +10,7 @@
 
 #include "ir/passes/pipeline.hpp"
 #include "runtime/src/config.hpp"
+#include "runtime/src/executable_cache.hpp"
 #include "runtime/src/jit_instance.hpp"
 #include "runtime/src/plan_runner.hpp"
 #include "runtime/src/tensor_impl.hpp"
@@ -63,10 +64,15 @@ ir::Graph graph_for(const std::vector<ir::NodePtr>& outputs) {
 }
 
 std::vector<ir::Value> run_graph(const ir::Graph& graph) {
-  ir::Plan plan = ir::plan_graph(graph);
-  std::filesystem::path dump_folder = start_dump(graph, plan);
-  codegen::logger().debug("eval: {} steps\n{}", plan.steps.size(), ir::print_plan(plan));
-  return run_plan(plan, dump_folder);
+  std::vector<ir::NodePtr> inputs;
+  std::shared_ptr<Executable> executable = executable_for(graph, inputs);
+  ValueTable values;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    values.bind(executable->slots[i].get(), inputs[i]->attr<ir::InputAttr>().buffer);
+  std::filesystem::path dump_folder = start_dump(graph, executable->plan);
+  if (codegen::logger().should_log(spdlog::level::debug))
+    codegen::logger().debug("eval: {} steps\n{}", executable->plan.steps.size(), ir::print_plan(executable->plan));
+  return run_plan(executable->plan, dump_folder, nullptr, std::move(values), &executable->cache);
 }
 
 void evaluate(const std::vector<Tensor>& tensors) {

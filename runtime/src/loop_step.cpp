@@ -55,15 +55,17 @@ codegen::InnerAccess classify(std::int64_t inner_stride) {
 
 }  // namespace
 
-void run_loop_step(const ir::Step& step, ValueTable& values, const StepDump& dump) {
+std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, const ValueTable& values,
+                                                     const StepDump& dump) {
   std::unordered_set<const ir::Node*> inside;
   for (const auto& n : step.nodes) inside.insert(n.get());
-  const ir::Shape domain = step.nodes.front()->shape();
+  auto prepared = std::make_shared<PreparedLoop>();
+  prepared->domain = step.nodes.front()->shape();
 
   // Leaves read from memory become the kernel's inputs; constants stay in its expression.
   std::unordered_map<const ir::Node*, ir::NodePtr> rebuilt;
   codegen::LoopKernelSpec spec;
-  std::vector<ir::Value> arguments;
+  std::vector<ir::Strides> operand_strides;
   for (const auto& node : step.nodes)
     for (const auto& in : node->inputs()) {
       if (inside.count(in.get()) || rebuilt.count(in.get())) continue;
@@ -74,7 +76,8 @@ void run_loop_step(const ir::Step& step, ValueTable& values, const StepDump& dum
       ir::Value value = values.resolve(in);
       rebuilt[in.get()] = ir::make_input(value.buffer, value.dtype, value.layout);
       spec.inputs.push_back(rebuilt[in.get()]);
-      arguments.push_back(std::move(value));
+      prepared->leaves.push_back(in);
+      operand_strides.push_back(value.layout.strides);
     }
   for (const auto& node : step.nodes) {
     std::vector<ir::NodePtr> inputs;
@@ -83,43 +86,47 @@ void run_loop_step(const ir::Step& step, ValueTable& values, const StepDump& dum
   }
   for (const auto& out : step.outputs) spec.expression.outputs.push_back(rebuilt.at(out.get()));
 
-  std::vector<ir::Strides> operand_strides;
-  for (const auto& a : arguments) operand_strides.push_back(a.layout.strides);
-  CollapsedDomain collapsed = collapse(domain, operand_strides);
+  CollapsedDomain collapsed = collapse(prepared->domain, operand_strides);
   TJ_INTERNAL_CHECK(collapsed.shape.size() <= static_cast<std::size_t>(codegen::kMaxLoopRank))
       << "loop step: rank " << collapsed.shape.size() << " domain";
   for (const auto& s : collapsed.strides) spec.access.push_back(classify(s.back()));
+  prepared->collapsed_shape = collapsed.shape;
+  prepared->input_strides.assign(prepared->leaves.size() * codegen::kMaxLoopRank, 0);
+  for (std::size_t k = 0; k < prepared->leaves.size(); ++k)
+    std::copy(collapsed.strides[k].begin(), collapsed.strides[k].end(),
+              prepared->input_strides.begin() + static_cast<std::ptrdiff_t>(k * codegen::kMaxLoopRank));
 
   codegen::DumpRequest request{dump.folder, dump.kernel_name};
-  codegen::KernelHandle kernel =
-      codegen::compile_loop_kernel(jit(), spec, dump.folder.empty() ? nullptr : &request);
+  prepared->kernel = codegen::compile_loop_kernel(jit(), spec, dump.folder.empty() ? nullptr : &request);
+  return prepared;
+}
 
+void launch_loop_step(const PreparedLoop& prepared, const ir::Step& step, ValueTable& values) {
   std::int64_t numel = 1;
-  for (auto e : domain) numel *= e;
+  for (auto e : prepared.domain) numel *= e;
+  // The plan fixes every layout; only the buffers change from one run to the next.
   std::vector<const void*> input_pointers;
-  std::vector<std::int64_t> input_strides(arguments.size() * codegen::kMaxLoopRank, 0);
-  for (std::size_t k = 0; k < arguments.size(); ++k) {
-    const auto& a = arguments[k];
-    input_pointers.push_back(static_cast<const char*>(a.buffer->data()) +
-                             a.layout.offset * static_cast<std::int64_t>(itemsize(a.dtype)));
-    std::copy(collapsed.strides[k].begin(), collapsed.strides[k].end(),
-              input_strides.begin() + static_cast<std::ptrdiff_t>(k * codegen::kMaxLoopRank));
+  input_pointers.reserve(prepared.leaves.size());
+  for (const auto& leaf : prepared.leaves) {
+    ir::Value value = values.resolve(leaf);
+    input_pointers.push_back(static_cast<const char*>(value.buffer->data()) +
+                             value.layout.offset * static_cast<std::int64_t>(itemsize(value.dtype)));
   }
   std::vector<void*> output_pointers;
   for (const auto& out : step.outputs) {
     auto buffer = ir::Buffer::allocate(static_cast<std::size_t>(numel) * itemsize(out->dtype()));
     output_pointers.push_back(buffer->data());
-    values.put(out.get(), ir::Value{std::move(buffer), out->dtype(), ir::Layout::contiguous(domain)});
+    values.put(out.get(), ir::Value{std::move(buffer), out->dtype(), ir::Layout::contiguous(prepared.domain)});
   }
   if (numel == 0) return;
 
   codegen::LoopArgs args{};
-  args.rank = static_cast<std::int64_t>(collapsed.shape.size());
-  std::copy(collapsed.shape.begin(), collapsed.shape.end(), args.shape);
+  args.rank = static_cast<std::int64_t>(prepared.collapsed_shape.size());
+  std::copy(prepared.collapsed_shape.begin(), prepared.collapsed_shape.end(), args.shape);
   args.inputs = input_pointers.data();
-  args.input_strides = input_strides.data();
+  args.input_strides = prepared.input_strides.data();
   args.outputs = output_pointers.data();
-  auto* function = kernel->as<codegen::LoopFunction>();
+  auto* function = prepared.kernel->as<codegen::LoopFunction>();
 
   const std::int64_t tasks = std::min<std::int64_t>(pool_threads(), numel / kMinElementsPerTask);
   if (tasks <= 1) {

@@ -13,6 +13,8 @@ ir::Value ValueTable::resolve(const ir::NodePtr& node) const {
     case ir::Op::input: {
       const auto& in = node->attr<ir::InputAttr>();
       TJ_INTERNAL_CHECK(in.buffer) << "plan: input " << ir::shape_str(in.layout.shape) << " has no buffer";
+      if (auto bound = bindings_.find(in.buffer.get()); bound != bindings_.end())
+        return ir::Value{bound->second, in.dtype, in.layout};
       return ir::Value{in.buffer, in.dtype, in.layout};
     }
     case ir::Op::constant: {
@@ -38,7 +40,7 @@ ir::Value ValueTable::resolve(const ir::NodePtr& node) const {
 }
 
 std::vector<ir::Value> run_plan(const ir::Plan& plan, const std::filesystem::path& dump_folder,
-                                StepTimes* times) {
+                                StepTimes* times, ValueTable values, PlanCache* cache) {
   // Each materialised value is dropped after the last step that reads it (or kept if an output).
   std::unordered_map<const ir::Node*, std::size_t> last_reader;
   auto note_reads = [&](const ir::NodePtr& node, std::size_t step) {
@@ -51,14 +53,18 @@ std::vector<ir::Value> run_plan(const ir::Plan& plan, const std::filesystem::pat
       for (const auto& in : node->inputs()) note_reads(in, s);
   for (const auto& out : plan.graph.outputs) note_reads(out, plan.steps.size());
 
-  ValueTable values;
   for (std::size_t s = 0; s < plan.steps.size(); ++s) {
     const ir::Step& step = plan.steps[s];
     const auto start = std::chrono::steady_clock::now();
     if (step.kind == ir::Step::Kind::loop) {
       StepDump dump;
       if (!dump_folder.empty()) dump = {dump_folder, fmt::format("kernel-{:03}", s)};
-      run_loop_step(step, values, dump);
+      std::shared_ptr<const PreparedLoop> prepared = cache && dump.folder.empty() ? cache->loops[s].load() : nullptr;
+      if (!prepared) {
+        prepared = prepare_loop_step(step, values, dump);
+        if (cache) cache->loops[s].store(prepared);
+      }
+      launch_loop_step(*prepared, step, values);
     } else {
       run_single_step(step, values);
     }

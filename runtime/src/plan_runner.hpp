@@ -1,10 +1,14 @@
 // Runs a fused plan: each step reads materialised values and writes new ones. Internal to runtime/.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <memory>
 #include <filesystem>
 #include <unordered_map>
 #include <vector>
+
+#include <tensorjit/codegen/jit.hpp>
 
 #include "ir/passes/fuse.hpp"
 
@@ -13,6 +17,8 @@ namespace tensorjit::detail {
 // The materialised values of a running plan, by node of the plan's graph.
 class ValueTable {
  public:
+  // Inputs whose buffer is `slot` read `buffer` instead (a cached plan's inputs are slots).
+  void bind(const ir::Buffer* slot, std::shared_ptr<ir::Buffer> buffer) { bindings_[slot] = std::move(buffer); }
   void put(const ir::Node* node, ir::Value value) { values_[node] = std::move(value); }
   void drop(const ir::Node* node) { values_.erase(node); }
   bool has(const ir::Node* node) const { return values_.count(node) != 0; }
@@ -22,6 +28,7 @@ class ValueTable {
 
  private:
   std::unordered_map<const ir::Node*, ir::Value> values_;
+  std::unordered_map<const ir::Buffer*, std::shared_ptr<ir::Buffer>> bindings_;
 };
 
 // Where a step writes its kernel dumps; empty when not dumping.
@@ -30,8 +37,28 @@ struct StepDump {
   std::string kernel_name;
 };
 
-void run_loop_step(const ir::Step& step, ValueTable& values, const StepDump& dump);
+// What running a loop step needs beyond its buffers: the compiled kernel, the values it reads in
+// argument order, and the collapsed domain with each argument's strides. It depends only on the
+// plan (whose layouts are fixed), so an executable reuses it for every run.
+struct PreparedLoop {
+  codegen::KernelHandle kernel;
+  std::vector<ir::NodePtr> leaves;
+  ir::Shape domain;
+  ir::Shape collapsed_shape;
+  std::vector<std::int64_t> input_strides;  // leaves x codegen::kMaxLoopRank
+};
+
+// Compiles (or finds) the step's kernel; `values` must hold every value the step reads.
+std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, const ValueTable& values,
+                                                     const StepDump& dump);
+void launch_loop_step(const PreparedLoop& prepared, const ir::Step& step, ValueTable& values);
 void run_single_step(const ir::Step& step, ValueTable& values);
+
+// Per step, what an earlier run prepared (empty until then). Shared by concurrent runs of one plan.
+struct PlanCache {
+  explicit PlanCache(std::size_t steps) : loops(steps) {}
+  std::vector<std::atomic<std::shared_ptr<const PreparedLoop>>> loops;
+};
 
 // How long each step took, in plan order (filled when asked for).
 struct StepTimes {
@@ -40,7 +67,9 @@ struct StepTimes {
 
 // One value per graph output, computed by running every step of the plan in order. Kernels dump
 // into `dump_folder` when it is not empty.
+// `values` may hold bindings already (ValueTable::bind); `cache`, when given, keeps prepared steps.
 std::vector<ir::Value> run_plan(const ir::Plan& plan, const std::filesystem::path& dump_folder,
-                                StepTimes* times = nullptr);
+                                StepTimes* times = nullptr, ValueTable values = {},
+                                PlanCache* cache = nullptr);
 
 }  // namespace tensorjit::detail

@@ -1,0 +1,134 @@
+#include "runtime/src/executable_cache.hpp"
+
+#include <bit>
+#include <list>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "ir/passes/pipeline.hpp"
+
+namespace tensorjit::detail {
+namespace {
+
+// Appends the graph's structure as binary words: per node in topological order its op, dtype,
+// shape, typed attributes (no buffer or id: inputs are told apart by position) and the positions
+// of its inputs; then the outputs' positions.
+class KeyWriter {
+ public:
+  void word(std::int64_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); }
+  void words(const std::vector<std::int64_t>& vs) {
+    word(static_cast<std::int64_t>(vs.size()));
+    for (auto v : vs) word(v);
+  }
+  void real(double v) { word(std::bit_cast<std::int64_t>(v)); }
+
+  void attrs(const ir::Attrs& attrs) {
+    word(static_cast<std::int64_t>(attrs.index()));
+    std::visit(
+        [&](const auto& a) {
+          using A = std::decay_t<decltype(a)>;
+          if constexpr (std::is_same_v<A, ir::InputAttr>) {
+            word(static_cast<int>(a.dtype));
+            words(a.layout.strides);
+            word(a.layout.offset);
+          } else if constexpr (std::is_same_v<A, ir::ConstantAttr>) {
+            real(a.value.f);
+            word(a.value.i);
+          } else if constexpr (std::is_same_v<A, ir::IotaAttr>) {
+            real(a.start);
+            real(a.step);
+          } else if constexpr (std::is_same_v<A, ir::ShapeAttr>) {
+            words(a.shape);
+          } else if constexpr (std::is_same_v<A, ir::PermuteAttr>) {
+            for (int p : a.perm) word(p);
+          } else if constexpr (std::is_same_v<A, ir::SliceAttr>) {
+            word(a.axis);
+            word(a.start);
+            word(a.step);
+          } else if constexpr (std::is_same_v<A, ir::CastAttr>) {
+            word(static_cast<int>(a.dtype));
+          } else if constexpr (std::is_same_v<A, ir::ReduceAttr>) {
+            for (int axis : a.axes) word(axis);
+            word(a.keepdims);
+            word(static_cast<int>(a.mode));
+          }
+        },
+        attrs);
+  }
+
+  std::string key;
+};
+
+struct Cache {
+  std::mutex mutex;
+  std::list<std::pair<std::string, std::shared_ptr<Executable>>> recent;  // most recent first
+  std::unordered_map<std::string_view, decltype(recent)::iterator> index;
+};
+
+Cache& cache() {
+  static Cache instance;
+  return instance;
+}
+
+std::shared_ptr<Executable> build(const ir::Graph& graph, const std::vector<ir::NodePtr>& order) {
+  // The template: the same graph over slots, so that the cached plan holds no user memory.
+  std::unordered_map<const ir::Node*, ir::NodePtr> rebuilt;
+  std::vector<std::shared_ptr<ir::Buffer>> slots;
+  for (const auto& node : order) {
+    if (node->op() == ir::Op::input) {
+      ir::InputAttr slot_input = node->attr<ir::InputAttr>();
+      slots.push_back(ir::Buffer::wrap(nullptr, slot_input.buffer->bytes(), {}));
+      slot_input.buffer = slots.back();
+      slot_input.id = ir::next_input_id();
+      rebuilt[node.get()] = ir::Node::make(ir::Op::input, {}, std::move(slot_input));
+      continue;
+    }
+    std::vector<ir::NodePtr> inputs;
+    for (const auto& in : node->inputs()) inputs.push_back(rebuilt.at(in.get()));
+    rebuilt[node.get()] = node->with_inputs(std::move(inputs));
+  }
+  ir::Graph template_graph;
+  for (const auto& out : graph.outputs) template_graph.outputs.push_back(rebuilt.at(out.get()));
+  return std::make_shared<Executable>(ir::plan_graph(template_graph), std::move(slots));
+}
+
+}  // namespace
+
+std::shared_ptr<Executable> executable_for(const ir::Graph& graph, std::vector<ir::NodePtr>& inputs) {
+  const std::vector<ir::NodePtr> order = ir::topological_order(graph);
+  std::unordered_map<const ir::Node*, std::int64_t> position;
+  KeyWriter writer;
+  inputs.clear();
+  for (const auto& node : order) {
+    position.emplace(node.get(), static_cast<std::int64_t>(position.size()));
+    writer.word(static_cast<int>(node->op()));
+    writer.word(static_cast<int>(node->dtype()));
+    writer.words(node->shape());
+    writer.attrs(node->attrs());
+    for (const auto& in : node->inputs()) writer.word(position.at(in.get()));
+    if (node->op() == ir::Op::input) inputs.push_back(node);
+  }
+  for (const auto& out : graph.outputs) writer.word(position.at(out.get()));
+
+  Cache& c = cache();
+  {
+    std::lock_guard lock(c.mutex);
+    if (auto it = c.index.find(writer.key); it != c.index.end()) {
+      c.recent.splice(c.recent.begin(), c.recent, it->second);
+      return it->second->second;
+    }
+  }
+  std::shared_ptr<Executable> built = build(graph, order);
+  std::lock_guard lock(c.mutex);
+  if (auto it = c.index.find(writer.key); it != c.index.end()) return it->second->second;
+  c.recent.emplace_front(std::move(writer.key), built);
+  c.index.emplace(c.recent.front().first, c.recent.begin());
+  if (c.recent.size() > kExecutables) {
+    c.index.erase(c.recent.back().first);
+    c.recent.pop_back();
+  }
+  return built;
+}
+
+}  // namespace tensorjit::detail

@@ -1,0 +1,27 @@
+// Plans are cached by the structure of the graph they run: the same ops, dtypes, shapes, layouts
+// and constants give the same plan, whatever buffers the inputs hold. A cached plan's inputs are
+// "slots" (buffers with no memory) that each run binds to the actual buffers, and its loop steps
+// keep their compiled kernels, so a repeated eval does no planning and no kernel lookup.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "runtime/src/plan_runner.hpp"
+
+namespace tensorjit::detail {
+
+struct Executable {
+  explicit Executable(ir::Plan p, std::vector<std::shared_ptr<ir::Buffer>> s)
+      : plan(std::move(p)), slots(std::move(s)), cache(plan.steps.size()) {}
+  ir::Plan plan;
+  std::vector<std::shared_ptr<ir::Buffer>> slots;  // one per graph input, in topological order
+  PlanCache cache;
+};
+
+// The executable for `graph` (built and cached on a miss) and, in `inputs`, the graph's input
+// nodes in the order of its slots. Thread safe; the cache keeps the most recently used kExecutables.
+inline constexpr std::size_t kExecutables = 256;
+std::shared_ptr<Executable> executable_for(const ir::Graph& graph, std::vector<ir::NodePtr>& inputs);
+
+}  // namespace tensorjit::detail
