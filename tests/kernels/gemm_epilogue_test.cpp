@@ -1,6 +1,7 @@
 // The epilogue contract: called exactly once for every element of C (edge tiles and k == 0 too),
 // with final values, a pointer at (row0, col0) of its batch, and from several threads at once.
 #include <mutex>
+#include <stdexcept>
 
 #include "gemm_test_support.hpp"
 
@@ -99,6 +100,84 @@ TEST_CASE_TEMPLATE("the epilogue sees every element exactly once, with its final
     options.allow_unpacked_path = false;
     check_epilogue<T>(61, 5, 100, 2, options);
   }
+}
+
+}  // namespace
+
+namespace {
+
+struct ThrowingEpilogue {
+  static void call(void*, float*, std::int64_t, std::int64_t row0, std::int64_t, std::int64_t, std::int64_t,
+                   std::int64_t) {
+    if (row0 > 0) throw std::runtime_error("epilogue failed");
+  }
+};
+
+TEST_CASE("an exception thrown by the epilogue reaches the caller, serial and threaded") {
+  std::vector<float> a(64 * 64, 1.0f), b(64 * 64, 1.0f), c(64 * 64);
+  tk::GemmArgs<float> args;
+  args.m = args.n = args.k = 64;
+  args.a = {a.data(), 64, 1, 0};
+  args.b = {b.data(), 64, 1, 0};
+  args.c = {c.data(), 64, 0};
+  args.epilogue = &ThrowingEpilogue::call;
+  CHECK_THROWS_WITH_AS(tk::gemm(args), "epilogue failed", std::runtime_error);
+  int two_threads = 2;
+  tk::GemmOptions threaded;
+  threaded.parallel_for = parallel_for_with(two_threads);
+  threaded.minimum_parallel_work = 0;
+  threaded.allow_unpacked_path = false;
+  CHECK_THROWS_WITH_AS(tk::gemm(args, threaded), "epilogue failed", std::runtime_error);
+}
+
+// An epilogue that runs a second product on each finished tile (a nested call on the same thread
+// must get its own workspace and leave the outer one intact).
+struct NestedEpilogue {
+  std::vector<float>* scratch = nullptr;
+  static void call(void* context, float*, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                   std::int64_t) {
+    auto* self = static_cast<NestedEpilogue*>(context);
+    std::vector<float> a(20 * 30, 0.5f), b(30 * 40, 0.25f);
+    tk::GemmArgs<float> inner;
+    inner.m = 20;
+    inner.n = 40;
+    inner.k = 30;
+    inner.a = {a.data(), 30, 1, 0};
+    inner.b = {b.data(), 40, 1, 0};
+    inner.c = {self->scratch->data(), 40, 0};
+    tk::GemmOptions packed;
+    packed.allow_unpacked_path = false;
+    tk::gemm(inner, packed);
+  }
+};
+
+TEST_CASE("a gemm() called from an epilogue leaves the outer product intact") {
+  std::vector<float> scratch(20 * 40);
+  NestedEpilogue nested{&scratch};
+  Problem p;
+  p.m = 45;
+  p.n = 70;
+  p.k = 33;
+  std::mt19937 random(3);
+  Operand<float> a = make_operand<float>(p.m, p.k, 1, Layout::row_major, 1, random);
+  Operand<float> b = make_operand<float>(p.k, p.n, 1, Layout::row_major, 1, random);
+  std::vector<float> expected(45 * 70), actual(45 * 70);
+  tk::GemmArgs<float> args;
+  args.m = p.m;
+  args.n = p.n;
+  args.k = p.k;
+  args.a = a.view;
+  args.b = b.view;
+  args.c = {expected.data(), 70, 0};
+  tk::reference_gemm(args);
+  args.c.data = actual.data();
+  args.epilogue = &NestedEpilogue::call;
+  args.epilogue_context = &nested;
+  tk::GemmOptions packed;
+  packed.allow_unpacked_path = false;
+  tk::gemm(args, packed);
+  CHECK(std::memcmp(expected.data(), actual.data(), expected.size() * sizeof(float)) == 0);
+  CHECK(scratch[0] == 30 * 0.5f * 0.25f);
 }
 
 }  // namespace
