@@ -18,7 +18,11 @@
 //    whatever the tile shape, blocking, thread count, vector width or instruction set. gemm()
 //    and reference_gemm() therefore give identical bits. With k == 0, C is +0.
 //  - Invalid arguments (negative sizes, null pointers with non-zero sizes, a row stride of C
-//    smaller than n, an unknown vector width) throw std::invalid_argument; nothing is written.
+//    smaller than n, overlapping C batches, an unknown vector width, ...) throw
+//    std::invalid_argument; nothing is written. Not checked: that the strides stay inside the
+//    caller's buffers (the runtime's views guarantee it).
+//  - Memory: each thread that ran a product keeps its packing workspace for the next call (at
+//    most about 9.4 MiB with the 512-bit table).
 #pragma once
 
 #include <cstdint>
@@ -55,8 +59,9 @@ struct OutputView {
 // happens right after the micro-kernel stored the region's final values, while the tile is still
 // in L1, so an elementwise consumer (bias, activation, residual, cast) reads and writes it cheaply.
 // Calls come from the parallel-for's worker threads, concurrently, on disjoint regions: the hook
-// must be thread safe for disjoint regions and must not throw (an exception escaping it is caught
-// and rethrown by gemm() after every task has finished, and C is then unspecified).
+// must be thread safe for disjoint regions. It should not throw; if it does, the exception is
+// caught, the remaining tasks are skipped, gemm() rethrows it after run() returned, and C is then
+// unspecified. The hook may itself call gemm() (a nested call gets its own workspace).
 template <class T>
 using Epilogue = void (*)(void* context, T* c, std::int64_t ldc, std::int64_t row0, std::int64_t col0,
                           std::int64_t rows, std::int64_t cols, std::int64_t batch);
