@@ -22,7 +22,7 @@
 //    std::invalid_argument; nothing is written. Not checked: that the strides stay inside the
 //    caller's buffers (the runtime's views guarantee it).
 //  - Memory: each thread that ran a product keeps its packing workspace for the next call (at
-//    most about 9.4 MiB with the 512-bit table).
+//    most about 10 MiB with the 512-bit table).
 #pragma once
 
 #include <cstdint>
