@@ -3,10 +3,10 @@
 //   for jc in n step NC                       (5th loop: B block KC x NC lives in L3)
 //     for pc in k step KC                     (4th loop: the k blocks, in increasing order)
 //       pack B[pc:pc+KC, jc:jc+NC] into NR-wide panels
-//       for ic in m step MC                   (3rd loop: A block MC x KC lives in L2)
+//       for ic in m step MC                   (3rd loop: A block MC x KC, in L2 or streamed)
 //         pack A[ic:ic+MC, pc:pc+KC] into MR-high panels
-//         for jr in NC step NR                (2nd loop: one B micro-panel stays in L1)
-//           for ir in MC step MR              (1st loop: A micro-panels stream from L2)
+//         for jr in NC step NR                (2nd loop: one B micro-panel, reused by the whole 1st loop)
+//           for ir in MC step MR              (1st loop: the A micro-panels of the block)
 //             micro-kernel on the MR x NR tile (edge tiles through run_tile's temporary)
 //             after the last KC block: the epilogue on that tile
 //
