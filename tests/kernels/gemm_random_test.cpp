@@ -16,8 +16,8 @@ TEST_CASE_TEMPLATE("random products match the reference bit for bit", T, float, 
     p.n = 1 + pick(90);
     p.k = pick(70);
     p.batch = 1 + pick(3);
-    p.a_layout = all_layouts[pick(5)];
-    p.b_layout = all_layouts[pick(5)];
+    p.a_layout = all_layouts[pick(6)];
+    p.b_layout = all_layouts[pick(6)];
     p.a_batch_sign = pick(3) - 1;
     p.b_batch_sign = pick(3) - 1;
     p.c_padding = pick(3);

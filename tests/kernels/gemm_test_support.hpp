@@ -26,6 +26,7 @@ enum class Layout {
   strided,          // every second column of every third row of a larger array
   reversed_rows,    // row-major with a negative row stride (a flip of axis 0)
   reversed_both,    // column-major with both strides negative (a flip of both axes)
+  broadcast_rows,   // one row repeated: row stride 0 (an expand / broadcast_to view)
 };
 
 inline const char* layout_name(Layout layout) {
@@ -35,12 +36,13 @@ inline const char* layout_name(Layout layout) {
     case Layout::strided: return "strided";
     case Layout::reversed_rows: return "reversed_rows";
     case Layout::reversed_both: return "reversed_both";
+    case Layout::broadcast_rows: return "broadcast_rows";
   }
   return "?";
 }
 
-inline constexpr Layout all_layouts[] = {Layout::row_major, Layout::column_major, Layout::strided,
-                                         Layout::reversed_rows, Layout::reversed_both};
+inline constexpr Layout all_layouts[] = {Layout::row_major,     Layout::column_major,  Layout::strided,
+                                         Layout::reversed_rows, Layout::reversed_both, Layout::broadcast_rows};
 
 // A batch of rows x cols matrices in one buffer, with the view that reads them.
 template <class T>
@@ -63,6 +65,7 @@ Operand<T> make_operand(std::int64_t rows, std::int64_t cols, std::int64_t batch
       row_stride = -cols; col_stride = 1; span = rows * cols; first = (rows - 1) * cols; break;
     case Layout::reversed_both:
       row_stride = -1; col_stride = -rows; span = rows * cols; first = rows * cols - 1; break;
+    case Layout::broadcast_rows: row_stride = 0; col_stride = 1; span = cols; break;
   }
   span = std::max<std::int64_t>(span, 1);
   const std::int64_t stored_batches = batch_stride_sign == 0 ? 1 : std::max<std::int64_t>(batch, 1);
