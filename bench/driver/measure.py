@@ -1,0 +1,125 @@
+"""Measures the cases side by side: every peer's worker prepares the case (and writes its answer),
+each answer is checked against tensorjit's, then the peers are timed alternating, one warm-up and
+`rounds` measured samples each, the order rotated every round so no peer always runs first.
+
+A sample is one `time` request: the worker repeats the computation until `min_seconds` passed and
+reports seconds per call, so even the 8-element W11 gets a time far above the clock's resolution.
+"""
+import os
+import shutil
+import tempfile
+import time
+
+import numpy as np
+
+from . import environment
+from .peers import PEERS, TENSORJIT
+from .worker import WorkerGone, start_worker
+
+NUMPY_DTYPES = {"f32": np.float32, "f64": np.float64}
+
+
+def start_workers(build_dir, threads, quick, log):
+    """{peer name: worker} for the peers that start; {peer name: reason} for those absent."""
+    workers, absent, infos = {}, {}, {}
+    for peer in PEERS:
+        if quick and not peer.quick:
+            absent[peer.name] = "not run by --quick (compiles each case for tens of seconds)"
+            continue
+        try:
+            workers[peer.name], infos[peer.name] = start_worker(
+                peer, build_dir, threads, environment.for_threads(threads), pin=threads == 1)
+            log(f"  {peer.name}: {infos[peer.name]}")
+        except WorkerGone as reason:
+            absent[peer.name] = f"absent ({reason}); install: {peer.install_hint}"
+            log(f"  {peer.name}: {absent[peer.name]}")
+    return workers, absent, infos
+
+
+def relative_difference(reference, answer):
+    if reference.shape != answer.shape:
+        return float("inf")
+    scale = float(np.max(np.abs(reference))) if reference.size else 0.0
+    difference = float(np.max(np.abs(reference.astype(np.float64) - answer.astype(np.float64))))
+    return difference / scale if scale > 0 else difference
+
+
+def prepare_and_check(case, workers, folder, log):
+    """Prepares the case on every worker; returns {peer: record}, timed peers marked 'checked'."""
+    records, answers = {}, {}
+    request = f"prepare {case.workload} {case.dtype} {' '.join(map(str, case.dims))}"
+    for name, worker in workers.items():
+        path = os.path.join(folder, f"{len(answers)}.bin")
+        try:
+            reply = worker.request(f"{request} {path}")
+        except WorkerGone as reason:
+            records[name] = {"status": "error", "detail": str(reason)}
+            continue
+        status, _, detail = reply.partition(" ")
+        if status == "ok":
+            answers[name] = np.fromfile(path, dtype=NUMPY_DTYPES[case.dtype])
+            os.remove(path)
+            records[name] = {"status": "checked", "detail": ""}
+        else:
+            records[name] = {"status": status, "detail": detail}
+            if status == "error":
+                log(f"    {name}: error: {detail}")
+    # tensorjit's answer is the reference; without one, the first peer's stands in (and says so).
+    reference_name = TENSORJIT if TENSORJIT in answers else next(iter(answers), None)
+    for name, answer in answers.items():
+        difference = relative_difference(answers[reference_name], answer)
+        records[name]["difference"] = difference
+        records[name]["reference"] = reference_name
+        if not difference <= case.tolerance:
+            records[name]["status"] = "mismatch"
+            records[name]["detail"] = (f"differs from {reference_name} by {difference:.3g} "
+                                       f"(tolerance {case.tolerance:g}); not timed")
+            log(f"    {name}: {records[name]['detail']}")
+    return records
+
+
+def time_case(case, workers, records, threads, rounds, min_seconds, log, label):
+    timed = [name for name in workers if records[name]["status"] == "checked"]
+    for name in timed:
+        records[name].update(status="timed", samples=[], calls=[])
+    for round_index in range(-1, rounds):  # round -1 is the warm-up, not recorded
+        order = timed[round_index % len(timed):] + timed[:round_index % len(timed)] if timed else []
+        progress = "warm-up" if round_index < 0 else f"round {round_index + 1}/{rounds}"
+        log(f"  {label} · {progress} · {', '.join(order)}", transient=True)
+        for name in order:
+            if records[name]["status"] != "timed":
+                continue
+            if threads > 1:
+                time.sleep(0.03)  # let the previous peer's spinning threads go to sleep
+            try:
+                seconds, calls = workers[name].request(f"time {min_seconds}").split()
+            except (WorkerGone, ValueError) as reason:
+                records[name].update(status="error", detail=f"while timing: {reason}")
+                continue
+            if round_index >= 0:
+                records[name]["samples"].append(float(seconds))
+                records[name]["calls"].append(int(calls))
+
+
+def measure_cases(cases, workers, threads, rounds, min_seconds, log):
+    """A list of {case, threads, peers: {name: record}} in the order of `cases`."""
+    results = []
+    folder = tempfile.mkdtemp(prefix="tensorjit-bench-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    try:
+        for index, case in enumerate(cases):
+            label = f"[{index + 1}/{len(cases)}] {case.title} · {threads} thread(s)"
+            log(f"{label}: preparing and checking")
+            records = prepare_and_check(case, workers, folder, log)
+            time_case(case, workers, records, threads, rounds, min_seconds, log, label)
+            for worker in workers.values():
+                try:
+                    worker.request("release")
+                except WorkerGone:
+                    pass
+            summary = ", ".join(f"{name} {np.median(r['samples']) * 1e3:.3g} ms"
+                                for name, r in records.items() if r.get("samples"))
+            log(f"{label}: {summary}")
+            results.append({"case": case, "threads": threads, "peers": records})
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return results

@@ -1,0 +1,87 @@
+"""The cases of BENCHMARKS.md's workloads W1-W9 and W11 (W10 is latency.py), with what each moves
+and computes, so a time can be read as a fraction of the machine's limits, and the tolerance a
+peer's answer must meet against tensorjit's before it is timed.
+
+Tolerance: max |peer - tensorjit| <= tolerance * max |tensorjit| over every output element. It is
+near f32's rounding for elementwise chains (peers may contract a*b + c into an FMA or use other
+exp/tanh approximations), and wider where the summation order is free (reductions, products).
+"""
+from dataclasses import dataclass
+
+KI, MI = 1 << 10, 1 << 20
+
+
+@dataclass(frozen=True)
+class Case:
+    workload: str       # the name the workers know: W1, W3a, W4sum0, W8mlp, ...
+    dtype: str          # f32 or f64
+    dims: tuple
+    title: str          # what the table shows
+    bytes: int = 0      # least memory traffic of one call (inputs read once, outputs written once)
+    flops: int = 0      # floating-point operations of one call, for the product workloads
+    tolerance: float = 1e-6
+    quick: bool = False  # part of --quick's reduced set
+
+    @property
+    def group(self):
+        """W1 ... W11: what --only selects."""
+        return "W" + "".join(c for c in self.workload[1:] if c.isdigit())
+
+    @property
+    def key(self):
+        return f"{self.workload}:{self.dtype}:{'x'.join(map(str, self.dims))}"
+
+
+def size_text(count):
+    for unit, scale in (("Mi", MI), ("Ki", KI)):
+        if count >= scale and count % scale == 0:
+            return f"{count // scale} {unit}"
+    return str(count)
+
+
+def all_cases():
+    cases = []
+    for n, quick in ((64 * KI, False), (MI, True), (16 * MI, False)):
+        cases.append(Case("W1", "f32", (n,), f"W1 max(a*b+c,0)*0.5, {size_text(n)}", bytes=16 * n, quick=quick))
+    n = 16 * MI
+    cases.append(Case("W2", "f32", (n,), f"W2 tanh·sigmoid+exp, {size_text(n)}", bytes=8 * n, tolerance=1e-5,
+                      quick=True))
+    side = 4096
+    cases += [
+        Case("W3a", "f32", (side, side), "W3 a + b[None,:]*c[:,None], 4096²", bytes=8 * side * side, quick=True),
+        Case("W3b", "f32", (side, side), "W3 a + b.T, 4096²", bytes=12 * side * side),
+        Case("W4sum", "f32", (16 * MI,), "W4 sum, 16 Mi", bytes=4 * 16 * MI, tolerance=1e-4, quick=True),
+        Case("W4sum0", "f32", (side, side), "W4 sum axis 0, 4096²", bytes=4 * side * side, tolerance=1e-5),
+        Case("W4sum1", "f32", (side, side), "W4 sum axis 1, 4096²", bytes=4 * side * side, tolerance=1e-5),
+        Case("W4max", "f32", (side, side), "W4 max, 4096²", bytes=4 * side * side),
+        Case("W5", "f32", (side, side), "W5 softmax, 4096² f32", bytes=8 * side * side, tolerance=1e-5,
+             quick=True),
+        Case("W5", "f64", (side, side), "W5 softmax, 4096² f64", bytes=16 * side * side, tolerance=1e-12),
+        Case("W6", "f32", (side, 1024), "W6 layernorm, 4096×1024", bytes=8 * side * 1024, tolerance=1e-5,
+             quick=True),
+    ]
+    for dtype in ("f32", "f64"):
+        for m, k, n in ((64, 64, 64), (256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048),
+                        (256, 784, 512)):
+            shape = f"{m}³" if m == k == n else f"{m}×{k}×{n}"
+            cases.append(Case("W7", dtype, (m, k, n), f"W7 matmul {shape} {dtype}", flops=2 * m * k * n,
+                              tolerance=1e-5 if dtype == "f32" else 1e-13,
+                              quick=(m, dtype) == (512, "f32")))
+    cases += [
+        Case("W8dense", "f32", (256, 784, 512), "W8 relu(x@W+b), 256×784→512", flops=2 * 256 * 784 * 512,
+             tolerance=1e-5, quick=True),
+        Case("W8mlp", "f32", (256, 784, 512, 10), "W8 MLP 784-512-10, batch 256",
+             flops=2 * 256 * (784 * 512 + 512 * 10), tolerance=1e-5),
+        Case("W9", "f32", (10 * MI,), "W9 Adam step, 10 Mi params", bytes=7 * 4 * 10 * MI, tolerance=1e-6,
+             quick=True),
+        Case("W11", "f32", (8,), "W11 a*b+c, 8 elements (per eval)", quick=True),
+    ]
+    return cases
+
+
+def select(quick, only):
+    """The cases to run: --quick's reduced set or all, narrowed to the groups in `only` (W1, W5, ...)."""
+    chosen = [case for case in all_cases() if case.quick or not quick]
+    if only:
+        chosen = [case for case in chosen if case.group in only]
+    return chosen

@@ -1,0 +1,198 @@
+"""The workloads of BENCHMARKS.md for the Python peers: NumPy, numexpr, JAX and PyTorch.
+
+Each is written as that library's users write it. `prepare(peer, workload, dtype, dims)` returns
+(run, outputs): run() computes once and waits for the result; outputs() gives the last results as
+NumPy arrays for the driver's check. Unsupported raises Unsupported with the reason.
+"""
+import math
+
+import numpy as np
+
+from bench_inputs import make_input
+
+ADAM = dict(lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, step=10)
+
+
+class Unsupported(Exception):
+    pass
+
+
+def adam_step(sqrt, p, g, m, v):
+    """PyTorch's Adam formula (no amsgrad, no weight decay) as array expressions."""
+    a = ADAM
+    correction1 = 1 - a["beta1"] ** a["step"]
+    correction2 = 1 - a["beta2"] ** a["step"]
+    m1 = m + (g - m) * (1 - a["beta1"])
+    v1 = v * a["beta2"] + g * g * (1 - a["beta2"])
+    p1 = p - (m1 / (sqrt(v1) / math.sqrt(correction2) + a["eps"])) * (a["lr"] / correction1)
+    return p1, m1, v1
+
+
+def inputs_for(workload, dtype, d):
+    """The input arrays of a workload, in the order every peer (C++ included) makes them."""
+    def x(stream, shape, positive=False):
+        return make_input(stream, shape, dtype, positive)
+
+    if workload in ("W1", "W11"):
+        return [x(1, (d[0],)), x(2, (d[0],)), x(3, (d[0],))]
+    if workload in ("W2", "W4sum"):
+        return [x(1, (d[0],))]
+    if workload == "W3a":
+        return [x(1, (d[0], d[1])), x(2, (d[1],)), x(3, (d[0],))]
+    if workload == "W3b":
+        return [x(1, (d[0], d[1])), x(2, (d[1], d[0]))]
+    if workload in ("W4sum0", "W4sum1", "W4max", "W5"):
+        return [x(1, (d[0], d[1]))]
+    if workload == "W6":
+        return [x(1, (d[0], d[1])), x(2, (d[1],)), x(3, (d[1],))]
+    if workload == "W7":
+        return [x(1, (d[0], d[1])), x(2, (d[1], d[2]))]
+    if workload == "W8dense":
+        return [x(1, (d[0], d[1])), x(2, (d[1], d[2])), x(3, (d[2],))]
+    if workload == "W8mlp":
+        return [x(1, (d[0], d[1])), x(2, (d[1], d[2])), x(3, (d[2],)), x(4, (d[2], d[3])), x(5, (d[3],))]
+    if workload == "W9":
+        return [x(1, (d[0],)), x(2, (d[0],)), x(3, (d[0],)), x(4, (d[0],), positive=True)]
+    raise Unsupported(f"unknown workload {workload}")
+
+
+def array_functions(xp, relu, sigmoid, softmax_max, transpose):
+    """The workloads over an array module: NumPy, jax.numpy and torch share these spellings."""
+    def layernorm(x, gamma, beta):
+        centred = x - x.mean(-1, keepdims=True)
+        variance = (centred * centred).mean(-1, keepdims=True)
+        return centred / xp.sqrt(variance + 1e-5) * gamma + beta
+
+    def softmax(x):
+        e = xp.exp(x - softmax_max(x))
+        return e / e.sum(-1, keepdims=True)
+
+    return {
+        "W1": lambda a, b, c: relu(a * b + c) * 0.5,
+        "W2": lambda x: xp.tanh(x) * sigmoid(x) + xp.exp(-x * x),
+        "W3a": lambda a, b, c: a + b[None, :] * c[:, None],
+        "W3b": lambda a, b: a + transpose(b),
+        "W4sum": lambda x: x.sum(),
+        "W4sum0": lambda x: x.sum(0),
+        "W4sum1": lambda x: x.sum(1),
+        "W4max": lambda x: x.max(),
+        "W5": softmax,
+        "W6": layernorm,
+        "W7": lambda a, b: a @ b,
+        "W8dense": lambda x, w, b: relu(x @ w + b),
+        "W8mlp": lambda x, w1, b1, w2, b2: relu(x @ w1 + b1) @ w2 + b2,
+        "W9": lambda p, g, m, v: adam_step(xp.sqrt, p, g, m, v),
+        "W11": lambda a, b, c: a * b + c,
+    }
+
+
+def as_tuple(result):
+    return result if isinstance(result, tuple) else (result,)
+
+
+def numpy_peer(threads):
+    functions = array_functions(np, lambda v: np.maximum(v, 0), lambda v: 1 / (1 + np.exp(-v)),
+                                lambda v: v.max(-1, keepdims=True), lambda v: v.T)
+
+    def prepare(workload, dtype, d):
+        arrays = inputs_for(workload, dtype, d)
+        function = functions[workload]
+        return (lambda: function(*arrays)), (lambda result: [np.asarray(r) for r in as_tuple(result)])
+
+    return prepare, f"NumPy {np.__version__}"
+
+
+def numexpr_peer(threads):
+    import numexpr
+
+    numexpr.set_num_threads(threads)
+    a = ADAM
+    correction1 = 1 - a["beta1"] ** a["step"]
+    correction2 = 1 - a["beta2"] ** a["step"]
+    # numexpr evaluates one expression string per output; W9 then needs three. A float literal in
+    # the string would make numexpr compute in f64, so constants are passed as variables of the
+    # inputs' dtype.
+    constants = {"half": 0.5, "keep2": a["beta2"], "take1": 1 - a["beta1"],
+                 "take2": 1 - a["beta2"], "root2": math.sqrt(correction2), "eps": a["eps"],
+                 "step_size": a["lr"] / correction1}
+    expressions = {
+        "W1": ["where(a * b + c >= 0, a * b + c, 0) * half"],
+        "W2": ["tanh(x) * (1 / (1 + exp(-x))) + exp(-x * x)"],
+        "W3a": ["a + b2 * c2"],
+        "W3b": ["a + bt"],
+        "W4sum": ["sum(x)"],
+        "W9": ["m + (g - m) * take1", "v * keep2 + g * g * take2", "p - (m1 / (sqrt(v1) / root2 + eps)) * step_size"],
+        "W11": ["a * b + c"],
+    }
+    names = {"W1": "abc", "W11": "abc", "W2": "x", "W4sum": "x", "W3a": ["a", "b2", "c2"], "W3b": ["a", "bt"],
+             "W9": ["p", "g", "m", "v"]}
+
+    def prepare(workload, dtype, d):
+        if workload not in expressions:
+            raise Unsupported("numexpr evaluates elementwise expressions and full sums only")
+        arrays = inputs_for(workload, dtype, d)
+        if workload == "W3a":
+            arrays = [arrays[0], arrays[1][None, :], arrays[2][:, None]]
+        if workload == "W3b":
+            arrays = [arrays[0], arrays[1].T]
+        variables = dict(zip(names[workload], arrays))
+        variables.update({name: np.dtype(dtype).type(value) for name, value in constants.items()})
+        outputs = ("m1", "v1", "p1") if workload == "W9" else ("y",)
+
+        def run():
+            scope = dict(variables)
+            for text, output in zip(expressions[workload], outputs):
+                scope[output] = numexpr.evaluate(text, local_dict=scope)
+            return (scope["p1"], scope["m1"], scope["v1"]) if workload == "W9" else scope["y"]
+
+        return run, (lambda result: [np.asarray(r, dtype=dtype) for r in as_tuple(result)])
+
+    return prepare, f"numexpr {numexpr.__version__}, {threads} thread(s)"
+
+
+def jax_peer(threads):
+    import jax
+    import jax.numpy as jnp
+
+    jax.config.update("jax_enable_x64", True)  # for the f64 cases; f32 inputs stay f32
+    functions = array_functions(jnp, jax.nn.relu, jax.nn.sigmoid, lambda v: v.max(-1, keepdims=True),
+                                lambda v: v.T)
+
+    def prepare(workload, dtype, d):
+        arrays = [jnp.asarray(a) for a in inputs_for(workload, dtype, d)]
+        function = jax.jit(functions[workload])
+        return (lambda: jax.block_until_ready(function(*arrays))), \
+            (lambda result: [np.asarray(r) for r in as_tuple(result)])
+
+    return prepare, f"JAX {jax.__version__} (jax.jit, XLA CPU)"
+
+
+def torch_peer(threads, compiled):
+    import torch
+
+    torch.set_num_threads(threads)
+    functions = array_functions(torch, torch.relu, torch.sigmoid, lambda v: v.amax(-1, keepdim=True),
+                                lambda v: v.T)
+    functions["W5"] = lambda x: torch.softmax(x, -1)
+    functions["W6"] = lambda x, gamma, beta: torch.nn.functional.layer_norm(x, (x.shape[-1],), gamma, beta, 1e-5)
+
+    def prepare(workload, dtype, d):
+        arrays = [torch.from_numpy(a) for a in inputs_for(workload, dtype, d)]
+        function = functions[workload]
+        if compiled:
+            function = torch.compile(function, dynamic=False)
+        with torch.no_grad():
+            function(*arrays)  # torch.compile compiles here, before the timed runs
+        return (lambda: function(*arrays)), (lambda result: [r.numpy() for r in as_tuple(result)])
+
+    mode = "torch.compile (Inductor CPU)" if compiled else "eager"
+    return prepare, f"PyTorch {torch.__version__} {mode}, {threads} thread(s)"
+
+
+PEERS = {
+    "numpy": numpy_peer,
+    "numexpr": numexpr_peer,
+    "jax": jax_peer,
+    "torch": lambda threads: torch_peer(threads, compiled=False),
+    "torch-compile": lambda threads: torch_peer(threads, compiled=True),
+}

@@ -1,0 +1,138 @@
+// tensorjit as a benchmark peer: every workload of BENCHMARKS.md written with the public API, as a
+// user would write it. Each timed call builds the lazy expression on the same inputs and evaluates
+// it, so graph building, planning, the kernel cache lookup and the output allocation are all timed.
+//
+//   tensorjit_worker   (then the line protocol of worker_loop.hpp on stdin/stdout)
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <tensorjit/tensorjit.hpp>
+
+#include "bench_inputs.hpp"
+#include "worker_loop.hpp"
+
+namespace tj = tensorjit;
+
+namespace {
+
+// An input over memory the tensor itself keeps alive: from_blob's owner callback holds the vector.
+template <class T>
+tj::Tensor input(std::uint64_t stream, const tj::Shape& shape, bool positive = false) {
+  std::int64_t count = 1;
+  for (std::int64_t extent : shape) count *= extent;
+  auto values = std::make_shared<std::vector<T>>(bench::make_input<T>(stream, count, positive));
+  return tj::from_blob(values->data(), shape, {}, tj::dtype_of<T>(), [values] {});
+}
+
+template <class T>
+void write_tensor(const tj::Tensor& tensor, std::FILE* file) {
+  const std::vector<T> values = tensor.to_vector<T>();
+  std::fwrite(values.data(), sizeof(T), values.size(), file);
+}
+
+// The case's output tensors, computed afresh by each run; the last run's are written for the check.
+template <class T>
+bench::PreparedCase make_case(std::function<std::vector<tj::Tensor>()> build) {
+  auto last = std::make_shared<std::vector<tj::Tensor>>();
+  bench::PreparedCase prepared;
+  prepared.run = [build, last] {
+    *last = build();
+    tj::eval(*last);
+  };
+  prepared.write_outputs = [last](std::FILE* file) {
+    for (const tj::Tensor& output : *last) write_tensor<T>(output, file);
+  };
+  return prepared;
+}
+
+// Adam, PyTorch's formula without amsgrad or weight decay, at step 10 (bench/README.md).
+std::vector<tj::Tensor> adam_step(const tj::Tensor& p, const tj::Tensor& g, const tj::Tensor& m,
+                                  const tj::Tensor& v) {
+  const double lr = 1e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, step = 10;
+  const double correction1 = 1 - std::pow(beta1, step), correction2 = 1 - std::pow(beta2, step);
+  tj::Tensor m1 = m + (g - m) * (1 - beta1);
+  tj::Tensor v1 = v * beta2 + g * g * (1 - beta2);
+  tj::Tensor denominator = tj::sqrt(v1) / std::sqrt(correction2) + eps;
+  tj::Tensor p1 = p - (m1 / denominator) * (lr / correction1);
+  return {p1, m1, v1};
+}
+
+template <class T>
+std::optional<bench::PreparedCase> prepare_typed(const bench::CaseRequest& request, std::string& why) {
+  const std::string& w = request.workload;
+  const auto& d = request.dims;
+  using Outputs = std::vector<tj::Tensor>;
+  if (w == "W1" || w == "W11") {
+    auto a = input<T>(1, {d[0]}), b = input<T>(2, {d[0]}), c = input<T>(3, {d[0]});
+    if (w == "W11") return make_case<T>([=] { return Outputs{a * b + c}; });
+    return make_case<T>([=] { return Outputs{tj::maximum(a * b + c, 0.0f) * 0.5f}; });
+  }
+  if (w == "W2") {
+    auto x = input<T>(1, {d[0]});
+    return make_case<T>([=] { return Outputs{tj::tanh(x) * tj::sigmoid(x) + tj::exp(-x * x)}; });
+  }
+  if (w == "W3a") {  // a + b[None, :] * c[:, None]
+    auto a = input<T>(1, {d[0], d[1]}), b = input<T>(2, {d[1]}), c = input<T>(3, {d[0]});
+    return make_case<T>([=] { return Outputs{a + b.unsqueeze(0) * c.unsqueeze(1)}; });
+  }
+  if (w == "W3b") {  // a + b.T
+    auto a = input<T>(1, {d[0], d[1]}), b = input<T>(2, {d[1], d[0]});
+    return make_case<T>([=] { return Outputs{a + b.transpose()}; });
+  }
+  if (w == "W4sum") {
+    auto x = input<T>(1, {d[0]});
+    return make_case<T>([=] { return Outputs{x.sum()}; });
+  }
+  if (w == "W4sum0" || w == "W4sum1" || w == "W4max") {
+    auto x = input<T>(1, {d[0], d[1]});
+    if (w == "W4max") return make_case<T>([=] { return Outputs{x.max()}; });
+    const std::int64_t axis = w == "W4sum0" ? 0 : 1;
+    return make_case<T>([=] { return Outputs{x.sum({axis})}; });
+  }
+  if (w == "W5") {
+    auto x = input<T>(1, {d[0], d[1]});
+    return make_case<T>([=] { return Outputs{tj::softmax(x, -1)}; });
+  }
+  if (w == "W6") {
+    auto x = input<T>(1, {d[0], d[1]}), gamma = input<T>(2, {d[1]}), beta = input<T>(3, {d[1]});
+    return make_case<T>([=] { return Outputs{tj::layernorm(x, gamma, beta, 1e-5)}; });
+  }
+  if (w == "W7") {  // m k n
+    auto a = input<T>(1, {d[0], d[1]}), b = input<T>(2, {d[1], d[2]});
+    return make_case<T>([=] { return Outputs{tj::matmul(a, b)}; });
+  }
+  if (w == "W8dense") {  // batch, in, out
+    auto x = input<T>(1, {d[0], d[1]}), weights = input<T>(2, {d[1], d[2]}), bias = input<T>(3, {d[2]});
+    return make_case<T>([=] { return Outputs{tj::relu(tj::matmul(x, weights) + bias)}; });
+  }
+  if (w == "W8mlp") {  // batch, in, hidden, out
+    auto x = input<T>(1, {d[0], d[1]}), w1 = input<T>(2, {d[1], d[2]}), b1 = input<T>(3, {d[2]});
+    auto w2 = input<T>(4, {d[2], d[3]}), b2 = input<T>(5, {d[3]});
+    return make_case<T>([=] { return Outputs{tj::matmul(tj::relu(tj::matmul(x, w1) + b1), w2) + b2}; });
+  }
+  if (w == "W9") {
+    auto p = input<T>(1, {d[0]}), g = input<T>(2, {d[0]}), m = input<T>(3, {d[0]});
+    auto v = input<T>(4, {d[0]}, /*positive=*/true);
+    return make_case<T>([=] { return adam_step(p, g, m, v); });
+  }
+  why = "unknown workload " + w;
+  return std::nullopt;
+}
+
+std::optional<bench::PreparedCase> prepare(const bench::CaseRequest& request, std::string& why) {
+  if (request.dtype == "f64") return prepare_typed<double>(request, why);
+  return prepare_typed<float>(request, why);
+}
+
+}  // namespace
+
+int main() {
+  const char* threads = std::getenv("TENSORJIT_THREADS");
+  const char* bits = std::getenv("VECTOR_BITS");
+  const std::string info = std::string("tensorjit 0.1.0, TENSORJIT_THREADS=") + (threads ? threads : "(unset)") +
+                           ", VECTOR_BITS=" + (bits ? bits : "(native)");
+  return bench::serve(info, prepare);
+}
