@@ -40,34 +40,25 @@ std::string read_file(const fs::path& path) {
 // Every unbound input gets a buffer of random values spanning its layout.
 ir::Graph bind_random_inputs(const ir::Graph& graph, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::unordered_map<const ir::Node*, ir::NodePtr> rebuilt;
-  for (const auto& node : ir::topological_order(graph)) {
-    if (node->op() == ir::Op::input && !node->attr<ir::InputAttr>().buffer) {
-      const auto& in = node->attr<ir::InputAttr>();
-      auto [low, high] = in.layout.extent();
-      if (low < 0) throw tensorjit::Error("an input's layout reaches below its buffer (negative offset)");
-      auto buffer = ir::Buffer::allocate(static_cast<std::size_t>(high) * itemsize(in.dtype));
-      tensorjit::visit_dtype(in.dtype, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        auto* data = static_cast<T*>(buffer->data());
-        for (std::int64_t i = 0; i < high; ++i) {
-          if constexpr (std::is_floating_point_v<T>) data[i] = std::uniform_real_distribution<T>(-4, 4)(rng);
-          else if constexpr (std::is_same_v<T, bool>) data[i] = rng() & 1;
-          else data[i] = static_cast<T>(std::uniform_int_distribution<int>(-100, 100)(rng));
-        }
-      });
-      ir::InputAttr bound = in;
-      bound.buffer = std::move(buffer);
-      rebuilt[node.get()] = ir::Node::make(ir::Op::input, {}, std::move(bound));
-      continue;
-    }
-    std::vector<ir::NodePtr> inputs;
-    for (const auto& x : node->inputs()) inputs.push_back(rebuilt.at(x.get()));
-    rebuilt[node.get()] = node->with_inputs(std::move(inputs));
-  }
-  ir::Graph bound;
-  for (const auto& out : graph.outputs) bound.outputs.push_back(rebuilt.at(out.get()));
-  return bound;
+  return ir::replace_nodes(graph, [&](const ir::NodePtr& node) -> ir::NodePtr {
+    if (node->op() != ir::Op::input || node->attr<ir::InputAttr>().buffer) return nullptr;
+    const auto& in = node->attr<ir::InputAttr>();
+    auto [low, high] = in.layout.extent();
+    if (low < 0) throw tensorjit::Error("an input's layout reaches below its buffer (negative offset)");
+    auto buffer = ir::Buffer::allocate(static_cast<std::size_t>(high) * itemsize(in.dtype));
+    tensorjit::visit_dtype(in.dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      auto* data = static_cast<T*>(buffer->data());
+      for (std::int64_t i = 0; i < high; ++i) {
+        if constexpr (std::is_floating_point_v<T>) data[i] = std::uniform_real_distribution<T>(-4, 4)(rng);
+        else if constexpr (std::is_same_v<T, bool>) data[i] = rng() & 1;
+        else data[i] = static_cast<T>(std::uniform_int_distribution<int>(-100, 100)(rng));
+      }
+    });
+    ir::InputAttr bound = in;
+    bound.buffer = std::move(buffer);
+    return ir::Node::make(ir::Op::input, {}, std::move(bound));
+  });
 }
 
 // The files the JIT wrote for every kernel, with `extension`, in kernel order.
@@ -141,7 +132,7 @@ int run(const fs::path& file, const std::string& stage, bool time_it) {
     auto& t = per_step[s];
     std::sort(t.begin(), t.end());
     std::cout << fmt::format("step {} ({}): median {:.1f} us, min {:.1f} us over {} runs\n", s,
-                             plan.steps[s].kind == ir::Step::Kind::loop ? "loop" : "single", t[t.size() / 2],
+                             ir::step_kind_name(plan.steps[s].kind), t[t.size() / 2],
                              t.front(), kRuns);
   }
   return agree ? 0 : 3;

@@ -35,6 +35,23 @@ std::unordered_map<const Node*, int> use_counts(const Graph& graph) {
   return counts;
 }
 
+Graph replace_nodes(const Graph& graph, const std::function<NodePtr(const NodePtr&)>& replace) {
+  std::unordered_map<const Node*, NodePtr> rebuilt;
+  for (const auto& node : topological_order(graph)) {
+    if (NodePtr replacement = replace(node)) {
+      rebuilt[node.get()] = std::move(replacement);
+      continue;
+    }
+    std::vector<NodePtr> inputs;
+    inputs.reserve(node->inputs().size());
+    for (const auto& in : node->inputs()) inputs.push_back(rebuilt.at(in.get()));
+    rebuilt[node.get()] = node->with_inputs(std::move(inputs));
+  }
+  Graph out;
+  for (const auto& node : graph.outputs) out.outputs.push_back(rebuilt.at(node.get()));
+  return out;
+}
+
 void verify(const Graph& graph) {
   for (const auto& out : graph.outputs) TJ_INTERNAL_CHECK(out) << "verify: a graph output is null";
   for (const auto& node : topological_order(graph)) {

@@ -71,25 +71,18 @@ Cache& cache() {
   return instance;
 }
 
-std::shared_ptr<Executable> build(const ir::Graph& graph, const std::vector<ir::NodePtr>& order) {
-  // The template: the same graph over slots, so that the cached plan holds no user memory.
-  std::unordered_map<const ir::Node*, ir::NodePtr> rebuilt;
+std::shared_ptr<Executable> build(const ir::Graph& graph) {
+  // The template: the same graph over slots, so that the cached plan holds no user memory. The
+  // slots are made in topological order, the order executable_for lists the inputs in.
   std::vector<std::shared_ptr<ir::Buffer>> slots;
-  for (const auto& node : order) {
-    if (node->op() == ir::Op::input) {
-      ir::InputAttr slot_input = node->attr<ir::InputAttr>();
-      slots.push_back(ir::Buffer::wrap(nullptr, slot_input.buffer->bytes(), {}));
-      slot_input.buffer = slots.back();
-      slot_input.id = ir::next_input_id();
-      rebuilt[node.get()] = ir::Node::make(ir::Op::input, {}, std::move(slot_input));
-      continue;
-    }
-    std::vector<ir::NodePtr> inputs;
-    for (const auto& in : node->inputs()) inputs.push_back(rebuilt.at(in.get()));
-    rebuilt[node.get()] = node->with_inputs(std::move(inputs));
-  }
-  ir::Graph template_graph;
-  for (const auto& out : graph.outputs) template_graph.outputs.push_back(rebuilt.at(out.get()));
+  ir::Graph template_graph = ir::replace_nodes(graph, [&](const ir::NodePtr& node) -> ir::NodePtr {
+    if (node->op() != ir::Op::input) return nullptr;
+    ir::InputAttr slot_input = node->attr<ir::InputAttr>();
+    slots.push_back(ir::Buffer::wrap(nullptr, slot_input.buffer->bytes(), {}));
+    slot_input.buffer = slots.back();
+    slot_input.id = ir::next_input_id();
+    return ir::Node::make(ir::Op::input, {}, std::move(slot_input));
+  });
   return std::make_shared<Executable>(ir::plan_graph(template_graph), std::move(slots));
 }
 
@@ -119,7 +112,7 @@ std::shared_ptr<Executable> executable_for(const ir::Graph& graph, std::vector<i
       return it->second->second;
     }
   }
-  std::shared_ptr<Executable> built = build(graph, order);
+  std::shared_ptr<Executable> built = build(graph);
   std::lock_guard lock(c.mutex);
   if (auto it = c.index.find(writer.key); it != c.index.end()) return it->second->second;
   c.recent.emplace_front(std::move(writer.key), built);

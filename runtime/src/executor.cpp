@@ -3,7 +3,6 @@
 #include <atomic>
 #include <fmt/format.h>
 #include <fstream>
-#include <unordered_map>
 
 #include <tensorjit/codegen/log.hpp>
 #include <tensorjit/ir/text.hpp>
@@ -48,19 +47,10 @@ std::filesystem::path start_dump(const ir::Graph& graph, const ir::Plan& plan) {
 }  // namespace
 
 ir::Graph graph_for(const std::vector<ir::NodePtr>& outputs) {
-  std::unordered_map<const ir::Node*, ir::NodePtr> replaced;
-  for (const auto& node : ir::topological_order(ir::Graph{outputs})) {
-    if (auto value = node->realized()) {
-      replaced[node.get()] = ir::make_input(value->buffer, value->dtype, value->layout);
-      continue;
-    }
-    std::vector<ir::NodePtr> inputs;
-    for (const auto& in : node->inputs()) inputs.push_back(replaced.at(in.get()));
-    replaced[node.get()] = node->with_inputs(std::move(inputs));
-  }
-  ir::Graph graph;
-  for (const auto& out : outputs) graph.outputs.push_back(replaced.at(out.get()));
-  return graph;
+  return ir::replace_nodes(ir::Graph{outputs}, [](const ir::NodePtr& node) -> ir::NodePtr {
+    auto value = node->realized();
+    return value ? ir::make_input(value->buffer, value->dtype, value->layout) : nullptr;
+  });
 }
 
 std::vector<ir::Value> run_graph(const ir::Graph& graph) {

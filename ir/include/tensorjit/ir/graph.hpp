@@ -1,6 +1,7 @@
 // A graph is its outputs; the nodes are whatever they reach. Passes are functions Graph -> Graph.
 #pragma once
 
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -18,6 +19,11 @@ std::vector<NodePtr> topological_order(const Graph& graph);
 
 // How many times each node is used as an input or an output within the graph.
 std::unordered_map<const Node*, int> use_counts(const Graph& graph);
+
+// A copy of `graph` in which `replace(node)` stands for each node it returns non-null for; every
+// other node is rebuilt over its new inputs, or kept when they did not change. `replace` sees
+// every node once, inputs first. The one walk every rewrite of leaves uses.
+Graph replace_nodes(const Graph& graph, const std::function<NodePtr(const NodePtr&)>& replace);
 
 // Checks the invariants every stage keeps (well-formed nodes, inputs in bounds of their buffers);
 // throws InternalError naming the node otherwise. Runs in every test.
