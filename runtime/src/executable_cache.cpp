@@ -66,9 +66,11 @@ struct Cache {
   std::unordered_map<std::string_view, decltype(recent)::iterator> index;
 };
 
+// Deliberately never destroyed: its executables hold compiled kernels, which must not be freed
+// at exit after the JIT that owns their code (static destructors run in no useful order).
 Cache& cache() {
-  static Cache instance;
-  return instance;
+  static Cache* const instance = new Cache;
+  return *instance;
 }
 
 std::shared_ptr<Executable> build(const ir::Graph& graph) {
