@@ -27,7 +27,7 @@ namespace {
 // NV*lanes columns per row with row stride b_row_stride.
 template <class T, class V, int MR, int NV>
 void unpacked_column_block(const detail::RegionProblem<T>& problem, std::int64_t col, int cols, const T* b,
-                        std::int64_t b_row_stride) {
+                           std::int64_t b_row_stride) {
   constexpr int width = UnpackedKernel<T, V, 1, NV>::columns;
   const std::int64_t ldc = problem.c_row_stride;
   const bool full_width = cols == width;
