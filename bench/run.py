@@ -13,8 +13,10 @@ import argparse
 import datetime
 import os
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -33,7 +35,7 @@ def parse_arguments():
     parser.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
     parser.add_argument("--no-build", action="store_true", help="use the programs already built")
     parser.add_argument("--jobs", type=int, default=2, help="parallel compile jobs for the build step")
-    parser.add_argument("--rounds", type=int, help="measured samples per peer (default 7, --quick 5)")
+    parser.add_argument("--rounds", type=int, default=5, help="measured samples per peer (default 5)")
     parser.add_argument("--output", default=os.path.join(ROOT, "bench", "results"))
     return parser.parse_args()
 
@@ -83,7 +85,7 @@ def main():
     threads_choice = arguments.threads or ("1" if arguments.quick else "both")
     all_threads = environment.all_threads()
     thread_counts = {"1": [1], "all": [all_threads], "both": sorted({1, all_threads})}[threads_choice]
-    rounds = arguments.rounds or (5 if arguments.quick else 7)
+    rounds = arguments.rounds
     min_seconds = 0.03 if arguments.quick else 0.1
     only = {word.strip().upper() for word in arguments.only.split(",") if word.strip()}
     cases = workloads.select(arguments.quick, only)
@@ -107,17 +109,21 @@ def main():
     run["limits"] = limits.measure(build_dir, thread_counts, arguments.quick, log)
 
     rows = []
-    for threads in thread_counts:
-        if not cases:
-            break
-        log(f"starting the peers' workers, {threads} thread(s)")
-        workers, absent, infos = measure.start_workers(build_dir, threads, arguments.quick, log)
-        run["peer_info"][threads], run["absent"][threads] = infos, absent
-        try:
-            rows += measure.measure_cases(cases, workers, threads, rounds, min_seconds, log)
-        finally:
-            for worker in workers.values():
-                worker.close()
+    # The Python workers share their inputs through this folder (bench/peers/bench_inputs.py).
+    os.environ["TENSORJIT_BENCH_INPUTS"] = tempfile.mkdtemp(
+        prefix="tensorjit-bench-inputs-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    try:
+        for threads in thread_counts if cases else []:
+            log(f"starting the peers' workers, {threads} thread(s)")
+            workers, absent, infos = measure.start_workers(build_dir, threads, arguments.quick, log)
+            run["peer_info"][threads], run["absent"][threads] = infos, absent
+            try:
+                rows += measure.measure_cases(cases, workers, threads, rounds, min_seconds, log)
+            finally:
+                for worker in workers.values():
+                    worker.close()
+    finally:
+        shutil.rmtree(os.environ.pop("TENSORJIT_BENCH_INPUTS"), ignore_errors=True)
     if not only or "W10" in only:
         log("W10: JIT latency, one new process per sample")
         measured = latency.measure(build_dir, 3 if arguments.quick else rounds, log)

@@ -16,7 +16,7 @@ from python_peers import PEERS, Unsupported  # noqa: E402
 
 
 def serve(prepare, info):
-    run = outputs = None
+    run = None
     for line in sys.stdin:
         words = line.split()
         if not words:
@@ -28,7 +28,7 @@ def serve(prepare, info):
             if command == "info":
                 reply(info)
             elif command == "prepare":
-                run = outputs = None
+                run = None
                 workload, dtype, dims, path = words[1], words[2], [int(w) for w in words[3:-1]], words[-1]
                 try:
                     run, to_arrays = prepare(workload, {"f32": "float32", "f64": "float64"}[dtype], dims)
@@ -52,7 +52,7 @@ def serve(prepare, info):
                         break
                 reply(f"{elapsed / calls:.9g} {calls}")
             elif command == "release":
-                run = outputs = None
+                run = None
                 reply("ok")
             else:
                 reply(f"error unknown command {command}")
