@@ -88,6 +88,9 @@ def main():
     rounds = arguments.rounds
     min_seconds = 0.03 if arguments.quick else 0.1
     only = {word.strip().upper() for word in arguments.only.split(",") if word.strip()}
+    unknown = only - {case.group for case in workloads.all_cases()} - {"W10"}
+    if unknown:
+        sys.exit(f"--only: no workload {', '.join(sorted(unknown))} (W1 ... W11)")
     cases = workloads.select(arguments.quick, only)
     build_dir = os.path.abspath(arguments.build_dir)
     if not arguments.no_build:
@@ -118,7 +121,7 @@ def main():
             workers, absent, infos = measure.start_workers(build_dir, threads, arguments.quick, log)
             run["peer_info"][threads], run["absent"][threads] = infos, absent
             try:
-                rows += measure.measure_cases(cases, workers, threads, rounds, min_seconds, log)
+                rows += measure.measure_cases(cases, workers, build_dir, threads, rounds, min_seconds, log)
             finally:
                 for worker in workers.values():
                     worker.close()

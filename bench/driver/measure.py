@@ -101,7 +101,22 @@ def time_case(case, workers, records, threads, rounds, min_seconds, log, label):
                 records[name]["calls"].append(int(calls))
 
 
-def measure_cases(cases, workers, threads, rounds, min_seconds, log):
+def restart_dead_workers(workers, build_dir, threads, log):
+    """A worker that crashed on one case (a bug being fixed) is started again for the next."""
+    peers = {peer.name: peer for peer in PEERS}
+    for name, worker in list(workers.items()):
+        if worker.process.poll() is None:
+            continue
+        worker.close()
+        try:
+            workers[name], _ = start_worker(peers[name], build_dir, threads, environment.for_threads(threads),
+                                            pin=threads == 1)
+            log(f"  {name}: its worker had exited; started again")
+        except WorkerGone as reason:
+            log(f"  {name}: its worker had exited and does not start again: {reason}")
+
+
+def measure_cases(cases, workers, build_dir, threads, rounds, min_seconds, log):
     """A list of {case, threads, peers: {name: record}} in the order of `cases`."""
     results = []
     folder = tempfile.mkdtemp(prefix="tensorjit-bench-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
@@ -109,6 +124,7 @@ def measure_cases(cases, workers, threads, rounds, min_seconds, log):
         for index, case in enumerate(cases):
             label = f"[{index + 1}/{len(cases)}] {case.title} · {threads} thread(s)"
             log(f"{label}: preparing and checking")
+            restart_dead_workers(workers, build_dir, threads, log)
             records = prepare_and_check(case, workers, folder, log)
             time_case(case, workers, records, threads, rounds, min_seconds, log, label)
             for worker in workers.values():

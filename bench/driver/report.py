@@ -16,7 +16,8 @@ def format_time(seconds):
 
 
 def median(record):
-    return statistics.median(record["samples"]) if record.get("samples") else None
+    """None unless every sample of the record was taken (a worker that failed midway is not ranked)."""
+    return statistics.median(record["samples"]) if record.get("status") == "timed" and record.get("samples") else None
 
 
 def title(row):

@@ -39,6 +39,8 @@ class Worker:
 
     def exit_reason(self):
         """The last lines the process wrote on stderr: an import error, a missing library."""
+        if self.stderr.closed:
+            return "stopped after an earlier failure"
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:

@@ -25,7 +25,8 @@ class Case:
     @property
     def group(self):
         """W1 ... W11: what --only selects."""
-        return "W" + "".join(c for c in self.workload[1:] if c.isdigit())
+        digits = self.workload[1:]
+        return "W" + digits[:len(digits) - len(digits.lstrip("0123456789"))]
 
     @property
     def key(self):
