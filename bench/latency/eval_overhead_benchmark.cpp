@@ -1,0 +1,49 @@
+// Google Benchmark micro-benchmarks of what an eval costs besides its kernel: W11's 8-element
+// a*b + c (graph building, planning or the plan cache, the kernel lookup, the output allocation) and
+// W1 on 64 Ki elements with its kernel already compiled. bench/run.py measures the same side by side
+// with the peers; this is the quick loop for working on the overhead itself.
+//
+//   build/bench/latency/eval_overhead_benchmark [--benchmark_filter=W11]
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <vector>
+
+#include <tensorjit/tensorjit.hpp>
+
+#include "../peers/bench_inputs.hpp"
+
+namespace tj = tensorjit;
+
+namespace {
+
+tj::Tensor input(std::uint64_t stream, std::int64_t count) {
+  auto values = std::make_shared<std::vector<float>>(bench::make_input<float>(stream, count));
+  return tj::from_blob(values->data(), {count}, {}, tj::f32, [values] {});
+}
+
+void W11_small_eval(benchmark::State& state) {
+  const tj::Tensor a = input(1, 8), b = input(2, 8), c = input(3, 8);
+  for (auto _ : state) {
+    tj::Tensor y = a * b + c;
+    y.eval();
+    benchmark::DoNotOptimize(y.data());
+  }
+}
+BENCHMARK(W11_small_eval);
+
+void W1_cached_eval(benchmark::State& state) {
+  const std::int64_t count = state.range(0);
+  const tj::Tensor a = input(1, count), b = input(2, count), c = input(3, count);
+  for (auto _ : state) {
+    tj::Tensor y = tj::maximum(a * b + c, 0.0f) * 0.5f;
+    y.eval();
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetBytesProcessed(state.iterations() * count * 16);
+}
+BENCHMARK(W1_cached_eval)->Arg(64 << 10)->Arg(1 << 20);
+
+}  // namespace
+
+BENCHMARK_MAIN();
