@@ -5,6 +5,7 @@ Each is written as that library's users write it. `prepare(peer, workload, dtype
 NumPy arrays for the driver's check. Unsupported raises Unsupported with the reason.
 """
 import math
+import os
 
 import numpy as np
 
@@ -99,7 +100,9 @@ def numpy_peer(threads):
         function = functions[workload]
         return (lambda: function(*arrays)), (lambda result: [np.asarray(r) for r in as_tuple(result)])
 
-    return prepare, f"NumPy {np.__version__}"
+    # Debian's NumPy calls the BLAS the libblas.so.3 alternative points to (OpenBLAS when installed).
+    blas = os.path.realpath("/usr/lib/x86_64-linux-gnu/libblas.so.3")
+    return prepare, f"NumPy {np.__version__}, BLAS {blas}"
 
 
 def numexpr_peer(threads):
@@ -186,7 +189,8 @@ def torch_peer(threads, compiled):
         return (lambda: function(*arrays)), (lambda result: [r.numpy() for r in as_tuple(result)])
 
     mode = "torch.compile (Inductor CPU)" if compiled else "eager"
-    return prepare, f"PyTorch {torch.__version__} {mode}, {threads} thread(s)"
+    blas = "MKL" if torch.backends.mkl.is_available() else "its own"
+    return prepare, f"PyTorch {torch.__version__} {mode}, matmul through {blas}, {threads} thread(s)"
 
 
 PEERS = {
