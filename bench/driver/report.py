@@ -65,6 +65,14 @@ def losses(rows):
     return lines
 
 
+def tally(rows):
+    """How many rows tensorjit is fastest on, out of those it and some peer both timed."""
+    compared = [(median(row["peers"].get(TENSORJIT, {})), best_peer(row)[0]) for row in rows]
+    compared = [(ours, theirs) for ours, theirs in compared if ours is not None and theirs is not None]
+    wins = sum(1 for ours, theirs in compared if ours <= theirs)
+    return f"tensorjit is the fastest on {wins} of the {len(compared)} rows where it and a peer were both timed."
+
+
 def problems(rows):
     lines = []
     for row in rows:
@@ -135,6 +143,8 @@ def write_markdown(path, run, rows, chart_name):
         *summary_table(rows, limits),
         "",
         "## Where tensorjit loses",
+        "",
+        tally(rows),
         "",
         *(losses(rows) or ["- nowhere in this run"]),
         "",
