@@ -53,7 +53,7 @@ case "$what" in
     configure build-sanitize -DTENSORJIT_SANITIZE=ON -DTENSORJIT_BUILD_BENCH=OFF
     ninja -C build-sanitize -j "$jobs" --quiet
     echo "== tests: Release with assertions"
-    ctest --test-dir build --output-on-failure -j "$jobs"
+    ctest --test-dir build --output-on-failure -j "$jobs" -LE exhaustive
     echo "== tests: AddressSanitizer + UndefinedBehaviorSanitizer"
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
       ctest --test-dir build-sanitize --output-on-failure -j "$jobs" -L sanitize

@@ -1,11 +1,11 @@
 #include "emit_elementwise.hpp"
 
-#include <string>
-
 #include <llvm/IR/Intrinsics.h>
 
 #include <tensorjit/ir/check.hpp>
 #include <tensorjit/ir/scalar_ops.hpp>
+
+#include "vector_math/vector_math.hpp"
 
 namespace tensorjit::codegen {
 namespace {
@@ -36,11 +36,6 @@ llvm::Type* register_type(llvm::LLVMContext& context, DType dtype, unsigned lane
 
 bool is_per_lane_op(Op op, DType operand_dtype) {
   switch (op) {
-    case Op::exp: case Op::exp2: case Op::expm1: case Op::log: case Op::log2: case Op::log1p:
-    case Op::sin: case Op::cos: case Op::tanh: case Op::erf: case Op::sigmoid: case Op::gelu:
-    case Op::gelu_tanh: case Op::silu: case Op::softplus:
-      return true;
-    case Op::pow: return is_floating(operand_dtype);
     case Op::div: return !is_floating(operand_dtype);  // x86 has no vector integer division
     case Op::mod: return true;                         // integer division, or fmod for floats
     default: return false;
@@ -87,36 +82,6 @@ llvm::Value* ElementwiseEmitter::to_memory(DType dtype, llvm::Value* value) {
   return builder_.CreateZExt(value, bytes);
 }
 
-// ---- libm ----
-
-llvm::Value* ElementwiseEmitter::call_libm(std::string_view f64_name, DType dtype,
-                                           std::span<llvm::Value* const> args) {
-  TJ_INTERNAL_CHECK(is_floating(dtype)) << "loop kernel: libm call on " << dtype_name(dtype);
-  std::string name(f64_name);
-  if (dtype == DType::f32) name += 'f';
-  llvm::Type* scalar = memory_element_type(module_.getContext(), dtype);
-  std::vector<llvm::Type*> parameters(args.size(), scalar);
-  llvm::FunctionCallee function =
-      module_.getOrInsertFunction(name, llvm::FunctionType::get(scalar, parameters, false));
-  auto call_once = [&](std::span<llvm::Value* const> scalar_args) {
-    llvm::CallInst* call = builder_.CreateCall(
-        function, llvm::ArrayRef<llvm::Value*>(scalar_args.data(), scalar_args.size()));
-    // Not a builtin: LLVM must neither constant-fold it nor rewrite it (pow(x, 2) -> x*x),
-    // since the interpreter calls the very function.
-    call->addFnAttr(llvm::Attribute::NoBuiltin);
-    call->addFnAttr(llvm::Attribute::NoUnwind);
-    return call;
-  };
-  if (lanes_ == 1) return call_once(args);
-  llvm::Value* result = llvm::PoisonValue::get(register_type(module_.getContext(), dtype, lanes_));
-  for (unsigned lane = 0; lane < lanes_; ++lane) {
-    std::vector<llvm::Value*> lane_args;
-    for (llvm::Value* arg : args) lane_args.push_back(builder_.CreateExtractElement(arg, lane));
-    result = builder_.CreateInsertElement(result, call_once(lane_args), lane);
-  }
-  return result;
-}
-
 // ---- casts ----
 
 // ScalarOp<cast>: to bool is x != 0 (NaN -> true); from bool 0 or 1; float -> integer truncates
@@ -149,10 +114,6 @@ llvm::Value* ElementwiseEmitter::emit_unary(Op op, DType dtype, llvm::Value* x) 
   auto& b = builder_;
   const bool floating = is_floating(dtype);
   auto one = [&] { return float_constant(dtype, 1.0); };
-  auto libm = [&](std::string_view name, llvm::Value* argument) {
-    llvm::Value* args[] = {argument};
-    return call_libm(name, dtype, args);
-  };
   switch (op) {
     case Op::copy: return x;
     case Op::neg: return floating ? b.CreateFNeg(x) : b.CreateSub(integer_constant(dtype, 0), x);
@@ -175,50 +136,12 @@ llvm::Value* ElementwiseEmitter::emit_unary(Op op, DType dtype, llvm::Value* x) 
     case Op::sqrt: return b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
     case Op::rsqrt: return b.CreateFDiv(one(), b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x));
     case Op::reciprocal: return b.CreateFDiv(one(), x);
-    case Op::exp: return libm("exp", x);
-    case Op::exp2: return libm("exp2", x);
-    case Op::expm1: return libm("expm1", x);
-    case Op::log: return libm("log", x);
-    case Op::log2: return libm("log2", x);
-    case Op::log1p: return libm("log1p", x);
-    case Op::sin: return libm("sin", x);
-    case Op::cos: return libm("cos", x);
-    case Op::tanh: return libm("tanh", x);
-    case Op::erf: return libm("erf", x);
-    case Op::sigmoid:  // 1 / (1 + exp(-x))
-      return b.CreateFDiv(one(), b.CreateFAdd(one(), libm("exp", b.CreateFNeg(x))));
     case Op::relu:
       // x > 0 ? x : 0, NaN kept: "unordered or greater" picks x exactly for NaN and positives.
       if (floating) return b.CreateSelect(b.CreateFCmpUGT(x, float_constant(dtype, 0.0)), x,
                                           float_constant(dtype, 0.0));
       return b.CreateSelect(b.CreateICmpSGT(x, integer_constant(dtype, 0)), x,
                             integer_constant(dtype, 0));
-    case Op::gelu: {  // (x * 0.5) * (1 + erf(x * kInverseSqrt2))
-      llvm::Value* half_x = b.CreateFMul(x, float_constant(dtype, 0.5));
-      llvm::Value* scaled =
-          b.CreateFMul(x, float_constant(dtype, dtype == DType::f32 ? ir::kInverseSqrt2<float>
-                                                                    : ir::kInverseSqrt2<double>));
-      return b.CreateFMul(half_x, b.CreateFAdd(one(), libm("erf", scaled)));
-    }
-    case Op::gelu_tanh: {
-      // (0.5 * x) * (1 + tanh(kSqrt2OverPi * (x + kGeluTanhCubic * ((x * x) * x))))
-      const bool single = dtype == DType::f32;
-      llvm::Value* cube = b.CreateFMul(b.CreateFMul(x, x), x);
-      llvm::Value* cubic = float_constant(dtype, single ? ir::kGeluTanhCubic<float>
-                                                        : ir::kGeluTanhCubic<double>);
-      llvm::Value* scale = float_constant(dtype, single ? ir::kSqrt2OverPi<float>
-                                                        : ir::kSqrt2OverPi<double>);
-      llvm::Value* inner = b.CreateFMul(scale, b.CreateFAdd(x, b.CreateFMul(cubic, cube)));
-      llvm::Value* half_x = b.CreateFMul(float_constant(dtype, 0.5), x);
-      return b.CreateFMul(half_x, b.CreateFAdd(one(), libm("tanh", inner)));
-    }
-    case Op::silu:  // x / (1 + exp(-x))
-      return b.CreateFDiv(x, b.CreateFAdd(one(), libm("exp", b.CreateFNeg(x))));
-    case Op::softplus: {  // x > 20 ? x : log1p(exp(x))
-      llvm::Value* smooth = libm("log1p", libm("exp", x));
-      llvm::Value* threshold = float_constant(dtype, 20.0);
-      return b.CreateSelect(b.CreateFCmpOGT(x, threshold), x, smooth);
-    }
     case Op::logical_not: return b.CreateNot(x);
     default: break;
   }
@@ -323,11 +246,7 @@ llvm::Value* ElementwiseEmitter::emit_binary(Op op, DType dtype, llvm::Value* a,
     case Op::div: return floating ? b.CreateFDiv(a, d) : emit_integer_division(dtype, a, d);
     case Op::mod:
       return floating ? emit_float_modulo(dtype, a, d) : emit_integer_modulo(dtype, a, d);
-    case Op::pow: {
-      if (!floating) return emit_integer_power(dtype, a, d);
-      llvm::Value* args[] = {a, d};
-      return call_libm("pow", dtype, args);
-    }
+    case Op::pow: return emit_integer_power(dtype, a, d);  // floats: vector_math
     case Op::maximum:
     case Op::minimum: {
       // (isnan(a) || a >= b) ? a : b, and <= for minimum: a NaN a wins, a NaN b loses the ordered
@@ -377,6 +296,9 @@ llvm::Value* ElementwiseEmitter::emit(Op op, DType result_dtype, DType operand_d
       << "loop kernel: " << ir::op_name(op) << " given " << operands.size() << " operands";
   if (op == Op::cast) return emit_cast(result_dtype, operand_dtype, operands[0]);
   if (op == Op::where) return builder_.CreateSelect(operands[0], operands[1], operands[2]);
+  if (vector_math::has_vector_math(op, operand_dtype)) {
+    return vector_math::emit_vector_math(builder_, module_, lanes_, op, operand_dtype, operands);
+  }
   if (ir::info(op).arity == 1) return emit_unary(op, operand_dtype, operands[0]);
   return emit_binary(op, operand_dtype, operands[0], operands[1]);
 }

@@ -3,8 +3,9 @@
 // (DESIGN.md contract 3). Each formula is the one of ir/scalar_ops.hpp, operation for operation:
 // no fast-math flags, no contraction, NaN and -0.0 chosen by compare and select as the scalar code
 // chooses them, integer division, modulo and shifts guarded by selects so that no lane reaches
-// LLVM's undefined behaviour. Transcendental functions call libm once per lane (the functions the
-// interpreter calls), with `nobuiltin` so that LLVM neither folds nor rewrites them.
+// LLVM's undefined behaviour. Transcendental functions and float pow are inline polynomials
+// (vector_math/vector_math.hpp): within their documented ULP bounds of the interpreter's libm,
+// not bit-identical with it.
 #pragma once
 
 #include <span>
@@ -24,8 +25,8 @@ llvm::Type* register_type(llvm::LLVMContext& context, DType dtype, unsigned lane
 // The element type in memory (bool is i8).
 llvm::Type* memory_element_type(llvm::LLVMContext& context, DType dtype);
 
-// Whether `op` on `operand_dtype` is emitted as one call or division per lane (libm, integer
-// division): the lowering unrolls such kernels less, since the calls dominate.
+// Whether `op` on `operand_dtype` is emitted as one division per lane (integer division and
+// modulo, float fmod): the lowering unrolls such kernels less, since those dominate.
 bool is_per_lane_op(ir::Op op, DType operand_dtype);
 
 class ElementwiseEmitter {
@@ -55,10 +56,6 @@ class ElementwiseEmitter {
   llvm::Value* emit_float_modulo(DType dtype, llvm::Value* a, llvm::Value* b);
   llvm::Value* emit_integer_power(DType dtype, llvm::Value* base, llvm::Value* exponent);
   llvm::Value* emit_shift(ir::Op op, DType dtype, llvm::Value* a, llvm::Value* s);
-
-  // The libm function `name` (expf or exp: picked by the dtype) applied lane by lane.
-  llvm::Value* call_libm(std::string_view f64_name, DType dtype,
-                         std::span<llvm::Value* const> args);
 
   llvm::Value* float_constant(DType dtype, double value);
   llvm::Value* integer_constant(DType dtype, std::int64_t value);

@@ -1,0 +1,114 @@
+// exp, exp2, expm1 in f64.
+//
+// Range reduction: x = k ln2 + r with k = round(x / ln2), |r| <= ln2/2 (+ 2^-40). ln2 is split in
+// two doubles (scripts/vector_math_constants.py): k * ln2_hi is subtracted by one FMA, exactly
+// (the difference has at most 53 significant bits), and r_lo carries the rounding error of the
+// second subtraction, so r + r_lo is x - k ln2 to about 2^-105.
+// Polynomial: exp(r) - 1 = r + r^2 q(r), q the Taylor series 1/2! ... 1/13! (coefficients 1/n!
+// rounded to double); the truncation error is below 2^-57 relative on |r| <= 0.3466, Horner's
+// evaluation with FMAs adds below 2^-54. Reconstruction: 2^k by two exact power-of-two factors
+// (scale_by_power_of_two), so overflow, the subnormal range and underflow round once.
+// Measured errors: docs/vector_math.md.
+#include "functions.hpp"
+
+namespace tensorjit::codegen::vector_math {
+namespace {
+
+constexpr double kInverseLn2 = 0x1.71547652b82fep0;
+constexpr double kLn2High = 0x1.62e42fefa39efp-1;
+constexpr double kLn2Low = 0x1.abc9e3b39803fp-56;
+
+// exp(x) overflows above 709.78 and rounds to 0 below -745.14: clamping to [-746, 710] keeps k in
+// [-1077, 1025] (inside scale_by_power_of_two's range) and gives inf and 0 beyond. NaN passes.
+constexpr double kExpLowest = -746.0;
+constexpr double kExpHighest = 710.0;
+
+struct Reduction {
+  llvm::Value* k;     // i64
+  llvm::Value* r;     // x - k ln2, rounded
+  llvm::Value* r_lo;  // the rest
+};
+
+// Compare-and-select clamp: NaN compares false and passes unchanged.
+llvm::Value* clamp(MathBuilder& m, llvm::Value* x, double lowest, double highest) {
+  llvm::Value* below = m.select(m.less(x, m.real(lowest)), m.real(lowest), x);
+  return m.select(m.greater(below, m.real(highest)), m.real(highest), below);
+}
+
+Reduction reduce(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo) {
+  auto k = m.round_to_integer(x, kInverseLn2);
+  llvm::Value* minus_k = m.neg(k.value);
+  llvm::Value* r_high = m.fma(minus_k, m.real(kLn2High), x);  // exact
+  llvm::Value* r = m.fma(minus_k, m.real(kLn2Low), r_high);
+  llvm::Value* r_lo = m.fma(minus_k, m.real(kLn2Low), m.sub(r_high, r));
+  if (x_lo != nullptr) r_lo = m.add(r_lo, x_lo);
+  return {k.integer, r, r_lo};
+}
+
+// exp(r + r_lo) - 1 for |r| <= 0.35, |r_lo| <= 2^-40: with t0 = exp(r) - 1 = r + r^2 q(r), it is
+// t0 + r_lo (1 + t0) up to r_lo^2 / 2 < 2^-81.
+llvm::Value* exp_minus_one_reduced(MathBuilder& m, llvm::Value* r, llvm::Value* r_lo) {
+  llvm::Value* q = m.polynomial(
+      r, {0x1.0000000000000p-1, 0x1.5555555555555p-3, 0x1.5555555555555p-5, 0x1.1111111111111p-7,
+          0x1.6c16c16c16c17p-10, 0x1.a01a01a01a01ap-13, 0x1.a01a01a01a01ap-16,
+          0x1.71de3a556c734p-19, 0x1.27e4fb7789f5cp-22, 0x1.ae64567f544e4p-26,
+          0x1.1eed8eff8d898p-29, 0x1.6124613a86d09p-33});
+  llvm::Value* tail = m.mul(m.mul(r, r), q);
+  llvm::Value* low_part = m.fma(r_lo, m.add(r, tail), r_lo);
+  return m.add(r, m.add(tail, low_part));
+}
+
+}  // namespace
+
+ExpParts exp_parts(MathBuilder& m, DoubleDouble x, double lowest) {
+  llvm::Value* clamped = clamp(m, x.hi, lowest, kExpHighest);
+  // A clamped argument's low part means nothing (and may be huge or NaN): dropped.
+  llvm::Value* lo = x.lo == nullptr ? nullptr : m.select(m.equal(clamped, x.hi), x.lo, m.real(0.0));
+  Reduction reduced = reduce(m, clamped, lo);
+  llvm::Value* t = exp_minus_one_reduced(m, reduced.r, reduced.r_lo);
+  return {m.add(m.real(1.0), t), t, reduced.k};
+}
+
+llvm::Value* expm1_from_parts(MathBuilder& m, const ExpParts& parts) {
+  auto& b = m.ir();
+  llvm::Value* k = b.CreateSelect(b.CreateICmpSGT(parts.k, m.integer(60)), m.integer(60), parts.k);
+  llvm::Value* power = m.from_bits(b.CreateShl(b.CreateAdd(k, m.integer(1023)), 52));
+  return m.fma(power, parts.t, m.sub(power, m.real(1.0)));
+}
+
+llvm::Value* exp_double_double(MathBuilder& m, DoubleDouble x) {
+  ExpParts parts = exp_parts(m, x);
+  return m.scale_by_power_of_two(parts.p, parts.k);
+}
+
+llvm::Value* exp(MathBuilder& m, llvm::Value* x) {
+  return exp_double_double(m, {x, nullptr});
+}
+
+// exp2(x) = 2^k * exp(r ln2) with k = round(x) and r = x - k exact; r ln2 is formed as a
+// double-double (FMA product plus r * ln2_lo) and goes through exp's polynomial. Clamping to
+// [-1078, 1026] gives 0 and inf beyond the thresholds (-1075, 1024).
+llvm::Value* exp2(MathBuilder& m, llvm::Value* x) {
+  llvm::Value* clamped = clamp(m, x, -1078.0, 1026.0);
+  auto k = m.round_to_integer(clamped);
+  llvm::Value* r = m.sub(clamped, k.value);
+  DoubleDouble product = m.two_product(r, m.real(kLn2High));
+  llvm::Value* lo = m.fma(r, m.real(kLn2Low), product.lo);
+  llvm::Value* p = m.add(m.real(1.0), exp_minus_one_reduced(m, product.hi, lo));
+  return m.scale_by_power_of_two(p, k.integer);
+}
+
+// expm1(x) = 2^k (t + 1) - 1 with t = exp(r) - 1, formed as fma(2^k, t, 2^k - 1): 2^k - 1 is exact
+// for the k of |x| <= 40 and the FMA rounds once, so there is no cancellation when k is 0 (x near
+// 0, t is the result) or small. Above 40 the -1 is below half an ulp and the result is exp's
+// reconstruction; below -40 the result rounds to -1. +-0 and NaN are returned as they are.
+llvm::Value* expm1(MathBuilder& m, llvm::Value* x) {
+  llvm::Value* clamped = clamp(m, x, -40.0, kExpHighest);
+  ExpParts parts = exp_parts(m, {clamped, nullptr});
+  llvm::Value* large = m.scale_by_power_of_two(parts.p, parts.k);
+  llvm::Value* result =
+      m.select(m.greater(clamped, m.real(40.0)), large, expm1_from_parts(m, parts));
+  return m.select(m.equal(x, m.real(0.0)), x, result);
+}
+
+}  // namespace tensorjit::codegen::vector_math

@@ -1,0 +1,57 @@
+// The f64 vector math emitters, one family per file. Each takes and returns f64 values of the
+// builder's lane count; f32 kernels reach them through vector_math.cpp, which widens to f64 and
+// rounds the result once (so an f32 result is within 0.5 ulp + 2^-29 of its f64 value's error).
+// The error bounds below are measured against a correctly rounded reference (docs/vector_math.md,
+// tests/codegen/vector_math_*); special values (NaN, +-inf, +-0, subnormals, overflow and underflow
+// thresholds) are those of glibc's libm.
+#pragma once
+
+#include "math_builder.hpp"
+
+namespace tensorjit::codegen::vector_math {
+
+// exp.cpp
+llvm::Value* exp(MathBuilder& m, llvm::Value* x);
+llvm::Value* exp2(MathBuilder& m, llvm::Value* x);
+llvm::Value* expm1(MathBuilder& m, llvm::Value* x);
+// exp(x.hi + x.lo) for |x.lo| <= 2^-40 |x.hi| (or x.lo == 0); x.hi may be +-inf or NaN.
+llvm::Value* exp_double_double(MathBuilder& m, DoubleDouble x);
+// exp(x.hi + x.lo) = p 2^k unscaled, p = 1 + t with |t| < 0.42 (t accurate relative to itself),
+// k an i64 (x.hi is clamped to [lowest, 710] first; k >= -1077 for the default -746, which
+// scale_by_power_of_two accepts).
+struct ExpParts {
+  llvm::Value* p;
+  llvm::Value* t;
+  llvm::Value* k;
+};
+ExpParts exp_parts(MathBuilder& m, DoubleDouble x, double lowest = -746.0);
+// expm1 = 2^k p - 1 from the parts, for k <= 60 (without cancellation: one FMA).
+llvm::Value* expm1_from_parts(MathBuilder& m, const ExpParts& parts);
+
+// log.cpp
+llvm::Value* log(MathBuilder& m, llvm::Value* x);
+llvm::Value* log2(MathBuilder& m, llvm::Value* x);
+llvm::Value* log1p(MathBuilder& m, llvm::Value* x);
+// log(x) for finite x > 0 as a double-double with a relative error below 2^-64 (for pow); other
+// inputs give unspecified values that the caller selects away.
+DoubleDouble log_double_double(MathBuilder& m, llvm::Value* x);
+
+// activations.cpp
+llvm::Value* tanh(MathBuilder& m, llvm::Value* x);
+llvm::Value* sigmoid(MathBuilder& m, llvm::Value* x);
+llvm::Value* silu(MathBuilder& m, llvm::Value* x);
+llvm::Value* softplus(MathBuilder& m, llvm::Value* x);
+llvm::Value* gelu_tanh(MathBuilder& m, llvm::Value* x);
+
+// erf.cpp
+llvm::Value* erf(MathBuilder& m, llvm::Value* x);
+llvm::Value* gelu(MathBuilder& m, llvm::Value* x);
+
+// trig.cpp
+llvm::Value* sin(MathBuilder& m, llvm::Value* x);
+llvm::Value* cos(MathBuilder& m, llvm::Value* x);
+
+// pow.cpp
+llvm::Value* pow(MathBuilder& m, llvm::Value* x, llvm::Value* y);
+
+}  // namespace tensorjit::codegen::vector_math

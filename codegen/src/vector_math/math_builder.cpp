@@ -1,0 +1,96 @@
+#include "math_builder.hpp"
+
+#include <llvm/IR/Intrinsics.h>
+
+namespace tensorjit::codegen::vector_math {
+namespace {
+
+llvm::Type* with_lanes(llvm::Type* element, unsigned lanes) {
+  return lanes == 1 ? element : llvm::FixedVectorType::get(element, lanes);
+}
+
+constexpr double kRoundingShifter = 0x1.8p52;  // 1.5 * 2^52: the sum's ulp is 1
+
+}  // namespace
+
+MathBuilder::MathBuilder(llvm::IRBuilder<>& builder, llvm::Module& module, unsigned lanes,
+                         bool single_precision_source)
+    : builder_(builder),
+      module_(module),
+      lanes_(lanes),
+      single_precision_source_(single_precision_source),
+      real_type_(with_lanes(builder.getDoubleTy(), lanes)),
+      integer_type_(with_lanes(builder.getInt64Ty(), lanes)) {}
+
+llvm::Value* MathBuilder::real(double value) { return llvm::ConstantFP::get(real_type_, value); }
+
+llvm::Value* MathBuilder::formula_constant(double value) {
+  return real(single_precision_source_ ? static_cast<double>(static_cast<float>(value)) : value);
+}
+
+llvm::Value* MathBuilder::integer(std::int64_t value) {
+  return llvm::ConstantInt::get(integer_type_, static_cast<std::uint64_t>(value), true);
+}
+
+llvm::Value* MathBuilder::fma(llvm::Value* a, llvm::Value* b, llvm::Value* c) {
+  return builder_.CreateIntrinsic(llvm::Intrinsic::fma, {real_type_}, {a, b, c});
+}
+
+llvm::Value* MathBuilder::abs(llvm::Value* a) {
+  return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a);
+}
+
+llvm::Value* MathBuilder::copysign(llvm::Value* magnitude, llvm::Value* sign) {
+  return builder_.CreateCopySign(magnitude, sign);
+}
+
+llvm::Value* MathBuilder::truncate(llvm::Value* a) {
+  return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, a);
+}
+
+llvm::Value* MathBuilder::polynomial(llvm::Value* x, std::initializer_list<double> coefficients) {
+  const double* last = coefficients.end() - 1;
+  llvm::Value* sum = real(*last);
+  for (const double* c = last; c != coefficients.begin();) {
+    --c;
+    sum = fma(sum, x, real(*c));
+  }
+  return sum;
+}
+
+MathBuilder::Rounded MathBuilder::round_to_integer(llvm::Value* x, double scale) {
+  llvm::Value* shifter = real(kRoundingShifter);
+  llvm::Value* shifted = scale == 1.0 ? add(x, shifter) : fma(x, real(scale), shifter);
+  llvm::Value* value = sub(shifted, shifter);
+  llvm::Value* integer_value = builder_.CreateSub(to_bits(shifted), to_bits(shifter));
+  return {value, integer_value};
+}
+
+llvm::Value* MathBuilder::scale_by_power_of_two(llvm::Value* p, llvm::Value* k) {
+  auto power = [&](llvm::Value* exponent) {
+    return from_bits(builder_.CreateShl(builder_.CreateAdd(exponent, integer(1023)), 52));
+  };
+  llvm::Value* first = builder_.CreateAShr(k, 1);
+  llvm::Value* second = builder_.CreateSub(k, first);
+  return mul(mul(p, power(first)), power(second));
+}
+
+DoubleDouble MathBuilder::two_sum(llvm::Value* a, llvm::Value* b) {
+  llvm::Value* sum = add(a, b);
+  llvm::Value* b_part = sub(sum, a);
+  llvm::Value* a_part = sub(sum, b_part);
+  llvm::Value* error = add(sub(a, a_part), sub(b, b_part));
+  return {sum, error};
+}
+
+DoubleDouble MathBuilder::fast_two_sum(llvm::Value* a, llvm::Value* b) {
+  llvm::Value* sum = add(a, b);
+  return {sum, sub(b, sub(sum, a))};
+}
+
+DoubleDouble MathBuilder::two_product(llvm::Value* a, llvm::Value* b) {
+  llvm::Value* product = mul(a, b);
+  return {product, fma(a, b, neg(product))};
+}
+
+}  // namespace tensorjit::codegen::vector_math

@@ -1,0 +1,100 @@
+// The arithmetic the vector math emitters are written in: f64 values of one lane count (a scalar
+// when lanes == 1, else <lanes x double>) and their i64 bit patterns, over an llvm::IRBuilder.
+// Every helper emits the same instructions whatever the lane count, so a vector body, a scalar
+// tail and any VECTOR_BITS compute the same bits (DESIGN.md contract 3). No fast-math flags; an
+// FMA appears only where a helper says so (llvm.fma, one rounding), as contract 4 allows inside
+// the vector math polynomials.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+namespace tensorjit::codegen::vector_math {
+
+// An unevaluated sum hi + lo with |lo| <= ulp(hi) / 2 (a double-double).
+struct DoubleDouble {
+  llvm::Value* hi;
+  llvm::Value* lo;
+};
+
+class MathBuilder {
+ public:
+  // `single_precision_source`: the kernel's values are f32, widened to f64 for the evaluation.
+  MathBuilder(llvm::IRBuilder<>& builder, llvm::Module& module, unsigned lanes,
+              bool single_precision_source);
+
+  llvm::IRBuilder<>& ir() { return builder_; }
+  llvm::Module& module() { return module_; }
+  unsigned lanes() const { return lanes_; }
+  llvm::Type* real_type() const { return real_type_; }
+  llvm::Type* integer_type() const { return integer_type_; }
+
+  // Constants in every lane.
+  llvm::Value* real(double value);
+  llvm::Value* integer(std::int64_t value);
+  // A constant of an op's formula (ir/scalar_ops.hpp), rounded to the source dtype as the op's
+  // definition rounds it (the f32 value for an f32 kernel), then held in f64.
+  llvm::Value* formula_constant(double value);
+
+  // IEEE operations, each rounded once.
+  llvm::Value* add(llvm::Value* a, llvm::Value* b) { return builder_.CreateFAdd(a, b); }
+  llvm::Value* sub(llvm::Value* a, llvm::Value* b) { return builder_.CreateFSub(a, b); }
+  llvm::Value* mul(llvm::Value* a, llvm::Value* b) { return builder_.CreateFMul(a, b); }
+  llvm::Value* div(llvm::Value* a, llvm::Value* b) { return builder_.CreateFDiv(a, b); }
+  llvm::Value* neg(llvm::Value* a) { return builder_.CreateFNeg(a); }
+  llvm::Value* fma(llvm::Value* a, llvm::Value* b, llvm::Value* c);  // a*b + c, one rounding
+  llvm::Value* abs(llvm::Value* a);
+  llvm::Value* copysign(llvm::Value* magnitude, llvm::Value* sign);
+  llvm::Value* truncate(llvm::Value* a);  // toward zero, to an integral value
+
+  // Ordered comparisons (false when either side is NaN) and the NaN test.
+  llvm::Value* less(llvm::Value* a, llvm::Value* b) { return builder_.CreateFCmpOLT(a, b); }
+  llvm::Value* greater(llvm::Value* a, llvm::Value* b) { return builder_.CreateFCmpOGT(a, b); }
+  llvm::Value* greater_equal(llvm::Value* a, llvm::Value* b) {
+    return builder_.CreateFCmpOGE(a, b);
+  }
+  llvm::Value* equal(llvm::Value* a, llvm::Value* b) { return builder_.CreateFCmpOEQ(a, b); }
+  llvm::Value* is_nan(llvm::Value* a) { return builder_.CreateFCmpUNO(a, a); }
+  llvm::Value* select(llvm::Value* condition, llvm::Value* a, llvm::Value* b) {
+    return builder_.CreateSelect(condition, a, b);
+  }
+
+  // Bit patterns.
+  llvm::Value* to_bits(llvm::Value* a) { return builder_.CreateBitCast(a, integer_type_); }
+  llvm::Value* from_bits(llvm::Value* i) { return builder_.CreateBitCast(i, real_type_); }
+
+  // c[0] + x*(c[1] + x*(c[2] + ...)) by Horner's rule with one FMA per coefficient.
+  llvm::Value* polynomial(llvm::Value* x, std::initializer_list<double> coefficients);
+
+  // The integer nearest to x (ties to even) as a double and as an i64, for |x| < 2^51: x is added
+  // to 1.5 * 2^52 so that the rounding of the sum does the rounding; `scale` multiplies x first
+  // inside one FMA (x * scale rounded once to an integer).
+  struct Rounded {
+    llvm::Value* value;    // double
+    llvm::Value* integer;  // i64
+  };
+  Rounded round_to_integer(llvm::Value* x, double scale = 1.0);
+
+  // p * 2^k for an i64 k in [-2044, 2046], rounded once: two exact power-of-two factors, so that
+  // results near overflow and in the subnormal range are right.
+  llvm::Value* scale_by_power_of_two(llvm::Value* p, llvm::Value* k);
+
+  // Error-free transformations (Knuth's TwoSum, Dekker's Fast2Sum with |a| >= |b| or a == 0, and
+  // the FMA product): hi is the rounded result, lo the exact error.
+  DoubleDouble two_sum(llvm::Value* a, llvm::Value* b);
+  DoubleDouble fast_two_sum(llvm::Value* a, llvm::Value* b);
+  DoubleDouble two_product(llvm::Value* a, llvm::Value* b);
+
+ private:
+  llvm::IRBuilder<>& builder_;
+  llvm::Module& module_;
+  unsigned lanes_;
+  bool single_precision_source_;
+  llvm::Type* real_type_;
+  llvm::Type* integer_type_;
+};
+
+}  // namespace tensorjit::codegen::vector_math

@@ -1,0 +1,144 @@
+// sin and cos in f64.
+//
+// Range reduction (Cody-Waite with FMA): k = round(x 2/pi), r = x - k pi/2 with pi/2 split in
+// three doubles (161 bits, scripts/vector_math_constants.py). The first FMA is exact (the
+// difference has at most 53 significant bits), the second term enters by an exact product and
+// TwoSum, so r + r_tail is x - k pi/2 to about 2^-100 absolute, enough for the closest approach of
+// a double below 2^30 to a multiple of pi/2. Kernels: fdlibm's k_sin.c / k_cos.c (Sun
+// Microsystems, 1993) on |r| <= pi/4 with the tail correction, minimax error below 2^-58.
+// Quadrant k mod 4 picks the kernel and the sign.
+//
+// Range: |x| <= 2^30 (the reduction's k is exact and |r| <= pi/4 + 2^-24). Lanes beyond it (and
+// +-inf) are handed to libm's sin/cos, in a block entered only when some lane needs it: the choice
+// depends on the lane's own value only, so results stay the same at every width.
+#include "functions.hpp"
+
+#include <llvm/IR/Intrinsics.h>
+
+namespace tensorjit::codegen::vector_math {
+namespace {
+
+constexpr double kTwoOverPi = 0x1.45f306dc9c883p-1;
+constexpr double kHalfPi1 = 0x1.921fb54442d18p+0;
+constexpr double kHalfPi2 = 0x1.1a62633145c07p-54;
+constexpr double kHalfPi3 = -0x1.f1976b7ed8fbcp-110;
+constexpr double kReductionLimit = 0x1p30;
+
+struct Reduced {
+  llvm::Value* quadrant;  // i64, k (mod 4 is what matters)
+  llvm::Value* r;
+  llvm::Value* tail;
+};
+
+Reduced reduce(MathBuilder& m, llvm::Value* x) {
+  auto k = m.round_to_integer(x, kTwoOverPi);
+  llvm::Value* minus_k = m.neg(k.value);
+  llvm::Value* r1 = m.fma(minus_k, m.real(kHalfPi1), x);  // exact
+  DoubleDouble second = m.two_product(minus_k, m.real(kHalfPi2));
+  DoubleDouble sum = m.two_sum(r1, second.hi);
+  llvm::Value* low = m.fma(minus_k, m.real(kHalfPi3), m.add(sum.lo, second.lo));
+  DoubleDouble r = m.fast_two_sum(sum.hi, low);
+  return {k.integer, r.hi, r.lo};
+}
+
+// fdlibm __sin(x, y, 1): sin(r + y) on |r| <= pi/4.
+llvm::Value* sin_kernel(MathBuilder& m, llvm::Value* r, llvm::Value* y) {
+  llvm::Value* z = m.mul(r, r);
+  llvm::Value* w = m.mul(z, z);
+  // S1..S6 of k_sin.c.
+  constexpr double kS1 = -1.66666666666666324348e-01;
+  llvm::Value* rest = m.add(m.polynomial(z, {8.33333333332248946124e-03,
+                                             -1.98412698298579493134e-04,
+                                             2.75573137070700676789e-06}),
+                            m.mul(m.mul(z, w), m.polynomial(z, {-2.50507602534068634195e-08,
+                                                                1.58969099521155010221e-10})));
+  llvm::Value* v = m.mul(z, r);
+  llvm::Value* inner = m.sub(m.mul(z, m.sub(m.mul(m.real(0.5), y), m.mul(v, rest))), y);
+  return m.sub(r, m.sub(inner, m.mul(v, m.real(kS1))));
+}
+
+// fdlibm __cos(x, y): cos(r + y) on |r| <= pi/4.
+llvm::Value* cos_kernel(MathBuilder& m, llvm::Value* r, llvm::Value* y) {
+  llvm::Value* z = m.mul(r, r);
+  llvm::Value* w = m.mul(z, z);
+  // C1..C6 of k_cos.c.
+  llvm::Value* rest = m.add(
+      m.mul(z, m.polynomial(z, {4.16666666666666019037e-02, -1.38888888888741095749e-03,
+                                2.48015872894767294178e-05})),
+      m.mul(m.mul(w, w), m.polynomial(z, {-2.75573143513906633035e-07,
+                                          2.08757232129817482790e-09,
+                                          -1.13596475577881948265e-11})));
+  llvm::Value* half_z = m.mul(m.real(0.5), z);
+  llvm::Value* one_minus = m.sub(m.real(1.0), half_z);
+  llvm::Value* correction = m.add(m.sub(m.sub(m.real(1.0), one_minus), half_z),
+                                  m.sub(m.mul(z, rest), m.mul(r, y)));
+  return m.add(one_minus, correction);
+}
+
+// sin(x + offset * pi/2): quadrant q = k + offset; odd q takes cos, q & 2 negates.
+llvm::Value* sin_with_offset(MathBuilder& m, llvm::Value* x, std::int64_t offset) {
+  auto& b = m.ir();
+  Reduced reduced = reduce(m, x);
+  llvm::Value* quadrant = b.CreateAdd(reduced.quadrant, m.integer(offset));
+  llvm::Value* odd = b.CreateICmpNE(b.CreateAnd(quadrant, m.integer(1)), m.integer(0));
+  llvm::Value* value = m.select(odd, cos_kernel(m, reduced.r, reduced.tail),
+                                sin_kernel(m, reduced.r, reduced.tail));
+  llvm::Value* sign_bit = b.CreateShl(b.CreateAnd(quadrant, m.integer(2)), 62);
+  return m.from_bits(b.CreateXor(m.to_bits(value), sign_bit));
+}
+
+// Lanes with |x| > 2^30 or infinite take libm's `name` (sin or cos) in a block of their own.
+llvm::Value* with_libm_beyond_range(MathBuilder& m, llvm::Value* x, llvm::Value* reduced_result,
+                                    const char* name) {
+  auto& b = m.ir();
+  llvm::Value* beyond = m.greater(m.abs(x), m.real(kReductionLimit));
+  llvm::Value* any = m.lanes() == 1 ? beyond : b.CreateOrReduce(beyond);
+  llvm::BasicBlock* before = b.GetInsertBlock();
+  llvm::Function* function = before->getParent();
+  auto* slow = llvm::BasicBlock::Create(b.getContext(), std::string(name) + ".libm", function);
+  auto* join = llvm::BasicBlock::Create(b.getContext(), std::string(name) + ".join", function);
+  b.CreateCondBr(any, slow, join);
+
+  b.SetInsertPoint(slow);
+  llvm::FunctionCallee callee = m.module().getOrInsertFunction(
+      name, llvm::FunctionType::get(b.getDoubleTy(), {b.getDoubleTy()}, false));
+  auto call = [&](llvm::Value* argument) {
+    llvm::CallInst* result = b.CreateCall(callee, {argument});
+    result->addFnAttr(llvm::Attribute::NoBuiltin);
+    result->addFnAttr(llvm::Attribute::NoUnwind);
+    return result;
+  };
+  llvm::Value* from_libm;
+  if (m.lanes() == 1) {
+    from_libm = call(x);
+  } else {
+    from_libm = llvm::PoisonValue::get(m.real_type());
+    for (unsigned lane = 0; lane < m.lanes(); ++lane) {
+      from_libm = b.CreateInsertElement(from_libm, call(b.CreateExtractElement(x, lane)), lane);
+    }
+  }
+  llvm::Value* mixed = m.select(beyond, from_libm, reduced_result);
+  llvm::BasicBlock* slow_end = b.GetInsertBlock();
+  b.CreateBr(join);
+
+  b.SetInsertPoint(join);
+  llvm::PHINode* result = b.CreatePHI(m.real_type(), 2, name);
+  result->addIncoming(reduced_result, before);
+  result->addIncoming(mixed, slow_end);
+  return result;
+}
+
+}  // namespace
+
+// sin(+-0) keeps the zero's sign (the reduction would give +0).
+llvm::Value* sin(MathBuilder& m, llvm::Value* x) {
+  llvm::Value* value = sin_with_offset(m, x, 0);
+  value = m.select(m.equal(x, m.real(0.0)), x, value);
+  return with_libm_beyond_range(m, x, value, "sin");
+}
+
+llvm::Value* cos(MathBuilder& m, llvm::Value* x) {
+  return with_libm_beyond_range(m, x, sin_with_offset(m, x, 1), "cos");
+}
+
+}  // namespace tensorjit::codegen::vector_math

@@ -1,0 +1,61 @@
+#include "vector_math.hpp"
+
+#include <tensorjit/ir/check.hpp>
+
+#include "functions.hpp"
+
+namespace tensorjit::codegen::vector_math {
+namespace {
+
+using ir::Op;
+
+llvm::Value* emit_f64(MathBuilder& m, Op op, std::span<llvm::Value* const> x) {
+  switch (op) {
+    case Op::exp: return exp(m, x[0]);
+    case Op::exp2: return exp2(m, x[0]);
+    case Op::expm1: return expm1(m, x[0]);
+    case Op::log: return log(m, x[0]);
+    case Op::log2: return log2(m, x[0]);
+    case Op::log1p: return log1p(m, x[0]);
+    case Op::sin: return sin(m, x[0]);
+    case Op::cos: return cos(m, x[0]);
+    case Op::tanh: return tanh(m, x[0]);
+    case Op::sigmoid: return sigmoid(m, x[0]);
+    case Op::erf: return erf(m, x[0]);
+    case Op::gelu: return gelu(m, x[0]);
+    case Op::gelu_tanh: return gelu_tanh(m, x[0]);
+    case Op::silu: return silu(m, x[0]);
+    case Op::softplus: return softplus(m, x[0]);
+    case Op::pow: return pow(m, x[0], x[1]);
+    default: break;
+  }
+  TJ_INTERNAL_CHECK(false) << "vector math: no emitter for " << ir::op_name(op);
+  return nullptr;  // not reached: the check throws
+}
+
+}  // namespace
+
+bool has_vector_math(Op op, DType dtype) {
+  if (!is_floating(dtype)) return false;
+  switch (op) {
+    case Op::exp: case Op::exp2: case Op::expm1: case Op::log: case Op::log2: case Op::log1p:
+    case Op::sin: case Op::cos: case Op::tanh: case Op::sigmoid: case Op::erf: case Op::gelu:
+    case Op::gelu_tanh: case Op::silu: case Op::softplus: case Op::pow:
+      return true;
+    default: return false;
+  }
+}
+
+llvm::Value* emit_vector_math(llvm::IRBuilder<>& builder, llvm::Module& module, unsigned lanes,
+                              Op op, DType dtype, std::span<llvm::Value* const> operands) {
+  TJ_INTERNAL_CHECK(has_vector_math(op, dtype))
+      << "vector math: " << ir::op_name(op) << " on " << dtype_name(dtype);
+  MathBuilder m(builder, module, lanes, dtype == DType::f32);
+  if (dtype == DType::f64) return emit_f64(m, op, operands);
+  std::vector<llvm::Value*> widened;
+  for (llvm::Value* operand : operands) widened.push_back(builder.CreateFPExt(operand, m.real_type()));
+  llvm::Value* result = emit_f64(m, op, widened);
+  return builder.CreateFPTrunc(result, operands[0]->getType());
+}
+
+}  // namespace tensorjit::codegen::vector_math

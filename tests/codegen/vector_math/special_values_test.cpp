@@ -1,0 +1,195 @@
+// The vector math ops on special values, and their lane independence:
+//   - NaN, +-inf and +-0 inputs give glibc's results bit for bit (the interpreter's ScalarOp, which
+//     calls libm; any NaN equals any NaN), pow over a grid of special pairs likewise;
+//   - subnormal inputs, the overflow and underflow thresholds and their neighbours, DBL_MAX and
+//     friends are within the op's bound of the exact value (inf and 0 where it rounds to them, zeros
+//     with the right sign);
+//   - every width (VECTOR_BITS 128, 256, 512) and every split of the range between vector body and
+//     scalar tail give the same bits. Any NaN equals any NaN: the sign of a NaN produced from a NaN
+//     operand depends on which operand x86 puts first in a commutative instruction, which LLVM
+//     chooses per instruction selection (loop_kernel_testing.hpp says more).
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include "vector_math_testing.hpp"
+
+namespace codegen = tensorjit::codegen;
+namespace ir = tensorjit::ir;
+using codegen::testing::OpKernel;
+using tensorjit::DType;
+
+namespace {
+
+codegen::JitOptions width_options(int bits) {
+  codegen::JitOptions options;
+  options.vector_bits = bits;
+  return options;
+}
+
+template <typename T> T interpreter_value(ir::Op op, T x, T y = 0) {
+  const ir::Scalar result = ir::evaluate_scalar(
+      op, tensorjit::dtype_of<T>(), tensorjit::dtype_of<T>(),
+      ir::info(op).arity == 1 ? std::vector<ir::Scalar>{ir::make_scalar(x)}
+                              : std::vector<ir::Scalar>{ir::make_scalar(x), ir::make_scalar(y)});
+  return ir::scalar_value<T>(result);
+}
+
+template <typename T> bool same_bits_or_both_nan(T a, T b) {
+  if (std::isnan(a) && std::isnan(b)) return true;
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+template <typename T> std::vector<T> special_inputs() {
+  using limits = std::numeric_limits<T>;
+  return {limits::quiet_NaN(), -limits::quiet_NaN(), limits::infinity(), -limits::infinity(),
+          T(0), T(-0.0)};
+}
+
+// Values at the edges: subnormals, the normal range's ends, and the thresholds where the ops
+// overflow, underflow or saturate, each with its neighbours.
+template <typename T> std::vector<T> edge_inputs() {
+  using limits = std::numeric_limits<T>;
+  std::vector<T> centres = {limits::denorm_min(), limits::min(), limits::max(), T(1), T(0.5),
+                            T(2), T(20), T(6), T(28), T(0.84375), T(1.25), T(2.857142857142857),
+                            T(0.55), T(0x1p30), T(1e4), T(1e-8), T(0x1p-27)};
+  if constexpr (sizeof(T) == 8) {
+    centres.insert(centres.end(), {T(709.782712893384), T(-708.3964185322641),
+                                   T(-745.1332191019411), T(-744.44007192138122), T(1024),
+                                   T(-1022), T(-1074), T(-1075), T(710), T(-746), T(40), T(-40),
+                                   T(19.06), T(0x1p-1022 * 3)});
+  } else {
+    centres.insert(centres.end(), {T(88.72283935546875), T(-87.33654022216797),
+                                   T(-103.97207641601562), T(128), T(-126), T(-149), T(-150),
+                                   T(9.01), T(-87.3), T(0x1p-126f * 3)});
+  }
+  std::vector<T> values;
+  for (T centre : centres) {
+    T below = centre, above = centre;
+    for (int step = 0; step < 3; ++step) {
+      below = std::nextafter(below, T(0));
+      above = std::nextafter(above, limits::infinity());
+    }
+    for (T value : {centre, below, above, std::nextafter(centre, T(0)),
+                    std::nextafter(centre, limits::infinity())}) {
+      values.push_back(value);
+      values.push_back(-value);
+    }
+  }
+  return values;
+}
+
+template <typename T> void check_unary_specials(codegen::Jit& jit) {
+  using R = codegen::testing::ReferenceType<T>;
+  const DType dtype = tensorjit::dtype_of<T>();
+  for (ir::Op op : codegen::testing::vector_math_ops()) {
+    if (op == ir::Op::pow) continue;
+    CAPTURE(ir::op_name(op));
+    CAPTURE(tensorjit::dtype_name(dtype));
+    OpKernel<T> kernel(jit, op);
+    const auto specials = special_inputs<T>();
+    std::vector<T> out(specials.size());
+    kernel.run(specials.data(), nullptr, out.data(), static_cast<std::int64_t>(specials.size()));
+    for (std::size_t i = 0; i < specials.size(); ++i) {
+      CAPTURE(specials[i]);
+      CHECK(same_bits_or_both_nan(out[i], interpreter_value(op, specials[i])));
+    }
+    const auto edges = edge_inputs<T>();
+    out.resize(edges.size());
+    kernel.run(edges.data(), nullptr, out.data(), static_cast<std::int64_t>(edges.size()));
+    const double bound = codegen::testing::ulp_bound(op, dtype);
+    for (std::size_t i = 0; i < edges.size(); ++i) {
+      CAPTURE(edges[i]);
+      CAPTURE(out[i]);
+      const R exact = codegen::testing::reference<T, R>(op, R(edges[i]));
+      CHECK(codegen::testing::ulp_error(out[i], exact) <= bound);
+      const T rounded = static_cast<T>(exact);
+      if (rounded == 0 && out[i] == 0) CHECK(std::signbit(rounded) == std::signbit(out[i]));
+    }
+  }
+}
+
+template <typename T> void check_pow_specials(codegen::Jit& jit) {
+  using limits = std::numeric_limits<T>;
+  const std::vector<T> values = {limits::quiet_NaN(), limits::infinity(), -limits::infinity(),
+                                 T(0), T(-0.0), T(1), T(-1), T(0.5), T(-0.5), T(2), T(-2), T(3),
+                                 T(-3), T(-3.5), T(0.25), limits::denorm_min(), limits::max(),
+                                 -limits::max(), limits::min(), T(1e-3), T(1000), T(-1000)};
+  std::vector<T> x, y;
+  for (T a : values)
+    for (T b : values) {
+      x.push_back(a);
+      y.push_back(b);
+    }
+  OpKernel<T> kernel(jit, ir::Op::pow);
+  std::vector<T> out(x.size());
+  kernel.run(x.data(), y.data(), out.data(), static_cast<std::int64_t>(x.size()));
+  using R = codegen::testing::ReferenceType<T>;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    CAPTURE(x[i]);
+    CAPTURE(y[i]);
+    CAPTURE(out[i]);
+    const T expected = interpreter_value(ir::Op::pow, x[i], y[i]);
+    const bool special = !std::isfinite(x[i]) || !std::isfinite(y[i]) || x[i] == 0 ||
+                         y[i] == 0 || !std::isfinite(expected) || expected == 0;
+    if (special) {
+      CHECK(same_bits_or_both_nan(out[i], expected));
+    } else {
+      const R exact = std::pow(R(x[i]), R(y[i]));
+      CHECK(codegen::testing::ulp_error(out[i], exact) <= codegen::testing::ulp_bound(ir::Op::pow, tensorjit::dtype_of<T>()));
+    }
+  }
+}
+
+// Random and edge inputs through kernels of every width, split at several points: all equal.
+template <typename T> void check_same_bits_everywhere() {
+  std::mt19937_64 rng(5);
+  std::vector<T> x = edge_inputs<T>(), y;
+  for (T value : special_inputs<T>()) x.push_back(value);
+  while (x.size() < 1021) x.push_back(static_cast<T>(std::uniform_real_distribution<double>(-40, 40)(rng)));
+  for (std::size_t i = 0; i < x.size(); ++i) y.push_back(x[(i * 7) % x.size()]);
+  for (ir::Op op : codegen::testing::vector_math_ops()) {
+    CAPTURE(ir::op_name(op));
+    std::vector<T> first;
+    for (int bits : codegen::kVectorBitsChoices) {
+      codegen::Jit jit(width_options(bits));
+      OpKernel<T> kernel(jit, op);
+      for (std::int64_t split : {std::int64_t{-1}, std::int64_t{1}, std::int64_t{37}, std::int64_t{1020}}) {
+        CAPTURE(bits);
+        CAPTURE(split);
+        std::vector<T> out(x.size());
+        kernel.run(x.data(), y.data(), out.data(), static_cast<std::int64_t>(x.size()), split);
+        if (first.empty()) first = out;
+        for (std::size_t i = 0; i < out.size(); ++i) {
+          if (!same_bits_or_both_nan(first[i], out[i])) {
+            CAPTURE(x[i]);
+            CAPTURE(first[i]);
+            CAPTURE(out[i]);
+            CHECK(same_bits_or_both_nan(first[i], out[i]));
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("vector math: NaN, inf and zero inputs give glibc's results, edges are within bounds") {
+  codegen::Jit jit;
+  check_unary_specials<float>(jit);
+  check_unary_specials<double>(jit);
+}
+
+TEST_CASE("vector math pow: special pairs give glibc's results") {
+  codegen::Jit jit;
+  check_pow_specials<float>(jit);
+  check_pow_specials<double>(jit);
+}
+
+TEST_CASE("vector math: the same bits at every width and in the scalar tail") {
+  check_same_bits_everywhere<float>();
+  check_same_bits_everywhere<double>();
+}
