@@ -48,6 +48,7 @@ LoopPlan make_loop_plan(const LoopKernelSpec& spec) {
 
   LoopPlan plan;
   plan.access = spec.access;
+  plan.form = spec.form;
   std::unordered_map<const ir::Node*, int> input_positions;
   for (std::size_t k = 0; k < spec.inputs.size(); ++k) {
     const auto& input = spec.inputs[k];
@@ -103,6 +104,7 @@ std::string loop_plan_text(const LoopPlan& plan) {
   }
   text << " out";
   for (int output : plan.outputs) text << " %" << output;
+  if (plan.form == LoopForm::tile) text << " tile";
   return text.str();
 }
 

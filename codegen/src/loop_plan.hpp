@@ -25,6 +25,7 @@ struct LoopPlan {
   std::vector<int> outputs;           // positions in `nodes`, one per kernel output
   std::vector<DType> input_dtypes;    // one per LoopKernelSpec input
   std::vector<InnerAccess> access;    // one per LoopKernelSpec input
+  LoopForm form = LoopForm::flat;     // LoopKernelSpec::form
 };
 
 // Flattens `spec`. Throws InternalError when the spec breaks loop_kernel.hpp's contract: an op

@@ -50,12 +50,27 @@ class LoopLowering {
                       builder_.CreateAdd(index(static_cast<std::int64_t>(k) * kMaxLoopRank), axis),
                       "stride");
   }
+  bool tile() const { return plan_.form == LoopForm::tile; }
+  // Walkers are what moves through memory by strides from row to row: every input, then, in a
+  // tile kernel, every output (args->output_strides[j * kMaxLoopRank + axis]).
+  std::size_t walker_count() const {
+    return plan_.input_dtypes.size() + (tile() ? plan_.outputs.size() : 0);
+  }
+  llvm::Value* walker_stride(std::size_t w, llvm::Value* axis) {
+    const std::size_t inputs = plan_.input_dtypes.size();
+    if (w < inputs) return input_stride(w, axis);
+    llvm::Value* position =
+        builder_.CreateAdd(index(static_cast<std::int64_t>(w - inputs) * kMaxLoopRank), axis);
+    return load_index(output_strides_, position, "output_stride");
+  }
   llvm::Type* element_type(DType dtype) { return memory_element_type(context_, dtype); }
   llvm::Align element_align(DType dtype) { return llvm::Align(itemsize(dtype)); }
 
   void emit_prologue();
   void emit_decomposition(llvm::BasicBlock* row_header, llvm::BasicBlock* exit);
   void emit_row(llvm::BasicBlock* row_header, llvm::BasicBlock* exit);
+  void emit_tile(llvm::BasicBlock* exit);
+  void emit_row_piece(llvm::Value* column, llvm::Value* position, llvm::Value* count);
   void emit_odometer(llvm::BasicBlock* row_header, llvm::BasicBlock* exit,
                      llvm::Value* next_position);
   // A loop over columns [start, count) in steps of lanes * unroll while a whole step fits; returns
@@ -81,13 +96,14 @@ class LoopLowering {
   llvm::Value* last_axis_ = nullptr;
   llvm::Value* shape_field_ = nullptr;  // pointer to args->shape[0]
   llvm::Value* strides_ = nullptr;
+  llvm::Value* output_strides_ = nullptr;  // tile kernels only
   llvm::Value* inner_extent_ = nullptr;
   llvm::Value* multi_index_ = nullptr;  // alloca i64[kMaxLoopRank]: the current row's index
   std::vector<llvm::Value*> input_bases_;
   std::vector<llvm::Value*> inner_strides_;  // strided inputs only
   std::vector<llvm::Value*> output_bases_;
 
-  // The row header's state: flat position, first column, each input's offset at column 0.
+  // The row header's state: flat position, first column, each walker's offset at column 0.
   llvm::PHINode* position_ = nullptr;
   llvm::PHINode* column_ = nullptr;
   std::vector<llvm::PHINode*> row_offsets_;
@@ -110,10 +126,14 @@ void LoopLowering::build(const std::string& symbol, int vector_bits) {
 
   builder_.SetInsertPoint(block("entry"));
   emit_prologue();
-  llvm::BasicBlock* row_header = block("row");
   llvm::BasicBlock* exit = block("exit");
-  emit_decomposition(row_header, exit);
-  emit_row(row_header, exit);
+  if (tile()) {
+    emit_tile(exit);
+  } else {
+    llvm::BasicBlock* row_header = block("row");
+    emit_decomposition(row_header, exit);
+    emit_row(row_header, exit);
+  }
   exit->moveAfter(&function_->back());  // laid out last: the loops fall through to each other
   builder_.SetInsertPoint(exit);
   builder_.CreateRetVoid();
@@ -132,6 +152,8 @@ void LoopLowering::emit_prologue() {
   llvm::Value* inputs = load_field(pointer, offsetof(LoopArgs, inputs), "inputs");
   strides_ = load_field(pointer, offsetof(LoopArgs, input_strides), "strides");
   llvm::Value* outputs = load_field(pointer, offsetof(LoopArgs, outputs), "outputs");
+  if (tile())
+    output_strides_ = load_field(pointer, offsetof(LoopArgs, output_strides), "output_strides");
   inner_extent_ = load_index(shape_field_, last_axis_, "inner_extent");
   for (std::size_t k = 0; k < plan_.input_dtypes.size(); ++k) {
     input_bases_.push_back(builder_.CreateAlignedLoad(
@@ -146,7 +168,7 @@ void LoopLowering::emit_prologue() {
   }
 }
 
-// begin -> multi-index (stored in multi_index_) and each input's offset at column 0 of begin's row,
+// begin -> multi-index (stored in multi_index_) and each walker's offset at column 0 of begin's row,
 // by a loop from the last axis to the first. Skips everything when begin >= end.
 void LoopLowering::emit_decomposition(llvm::BasicBlock* row_header, llvm::BasicBlock* exit) {
   llvm::BasicBlock* entry = builder_.GetInsertBlock();
@@ -160,7 +182,7 @@ void LoopLowering::emit_decomposition(llvm::BasicBlock* row_header, llvm::BasicB
   axis->addIncoming(last_axis_, entry);
   remaining->addIncoming(begin_, entry);
   std::vector<llvm::PHINode*> offsets;
-  for (std::size_t k = 0; k < input_bases_.size(); ++k) {
+  for (std::size_t w = 0; w < walker_count(); ++w) {
     offsets.push_back(builder_.CreatePHI(index_type_, 2, "offset"));
     offsets.back()->addIncoming(index(0), entry);
   }
@@ -172,10 +194,10 @@ void LoopLowering::emit_decomposition(llvm::BasicBlock* row_header, llvm::BasicB
   llvm::Value* outer_digit =
       builder_.CreateSelect(builder_.CreateICmpEQ(axis, last_axis_), index(0), digit);
   llvm::Value* next_axis = builder_.CreateSub(axis, index(1));
-  for (std::size_t k = 0; k < offsets.size(); ++k) {
+  for (std::size_t w = 0; w < offsets.size(); ++w) {
     llvm::Value* next =
-        builder_.CreateAdd(offsets[k], builder_.CreateMul(outer_digit, input_stride(k, axis)));
-    offsets[k]->addIncoming(next, header);
+        builder_.CreateAdd(offsets[w], builder_.CreateMul(outer_digit, walker_stride(w, axis)));
+    offsets[w]->addIncoming(next, header);
   }
   axis->addIncoming(next_axis, header);
   remaining->addIncoming(builder_.CreateUDiv(remaining, extent), header);
@@ -204,7 +226,44 @@ void LoopLowering::emit_row(llvm::BasicBlock* row_header, llvm::BasicBlock* exit
   llvm::Value* count = builder_.CreateBinaryIntrinsic(
       llvm::Intrinsic::smin, builder_.CreateSub(inner_extent_, column_),
       builder_.CreateSub(end_, position_), nullptr, "count");
+  emit_row_piece(column_, position_, count);
+  llvm::Value* next_position = builder_.CreateAdd(position_, count, "next_position");
+  emit_odometer(row_header, exit, next_position);
+}
 
+// A tile kernel's whole nest: for each of the shape[0] rows, the walkers' row offsets advance by
+// their axis-0 strides and the row's shape[1] columns are one piece. No decomposition and no
+// odometer: a tile (a GEMM epilogue's region, a few rows of a few vectors) pays only a few
+// instructions per row.
+void LoopLowering::emit_tile(llvm::BasicBlock* exit) {
+  llvm::BasicBlock* entry = builder_.GetInsertBlock();
+  llvm::Value* rows = load_index(shape_field_, index(0), "rows");
+  std::vector<llvm::Value*> row_strides;
+  for (std::size_t w = 0; w < walker_count(); ++w) row_strides.push_back(walker_stride(w, index(0)));
+  llvm::BasicBlock* row_header = block("tile_row");
+  llvm::Value* empty = builder_.CreateOr(builder_.CreateICmpSLE(rows, index(0)),
+                                         builder_.CreateICmpSLE(inner_extent_, index(0)));
+  builder_.CreateCondBr(empty, exit, row_header);
+
+  builder_.SetInsertPoint(row_header);
+  llvm::PHINode* row = builder_.CreatePHI(index_type_, 2, "tile_row");
+  row->addIncoming(index(0), entry);
+  for (std::size_t w = 0; w < walker_count(); ++w) {
+    row_offsets_.push_back(builder_.CreatePHI(index_type_, 2, "row_offset"));
+    row_offsets_.back()->addIncoming(index(0), entry);
+  }
+  emit_row_piece(index(0), nullptr, inner_extent_);
+  llvm::BasicBlock* row_end = builder_.GetInsertBlock();
+  llvm::Value* next_row = builder_.CreateAdd(row, index(1), "next_row");
+  row->addIncoming(next_row, row_end);
+  for (std::size_t w = 0; w < walker_count(); ++w)
+    row_offsets_[w]->addIncoming(builder_.CreateAdd(row_offsets_[w], row_strides[w]), row_end);
+  builder_.CreateCondBr(builder_.CreateICmpSLT(next_row, rows), row_header, exit);
+}
+
+// The inner loops over columns [0, count) of a row piece starting at `column` (flat `position`,
+// unused by tile kernels), with the walkers at row_offsets_.
+void LoopLowering::emit_row_piece(llvm::Value* column, llvm::Value* position, llvm::Value* count) {
   row_inputs_.assign(input_bases_.size(), RowInput{});
   for (std::size_t k = 0; k < input_bases_.size(); ++k) {
     const DType dtype = plan_.input_dtypes[k];
@@ -212,13 +271,13 @@ void LoopLowering::emit_row(llvm::BasicBlock* row_header, llvm::BasicBlock* exit
     switch (plan_.access[k]) {
       case InnerAccess::contiguous:
         row.row_pointer = builder_.CreateGEP(element_type(dtype), input_bases_[k],
-                                             builder_.CreateAdd(row_offsets_[k], column_));
+                                             builder_.CreateAdd(row_offsets_[k], column));
         break;
       case InnerAccess::strided:
         row.inner_stride = inner_strides_[k];
         row.row_pointer = builder_.CreateGEP(
             element_type(dtype), input_bases_[k],
-            builder_.CreateAdd(row_offsets_[k], builder_.CreateMul(column_, inner_strides_[k])));
+            builder_.CreateAdd(row_offsets_[k], builder_.CreateMul(column, inner_strides_[k])));
         break;
       case InnerAccess::broadcast: {
         // Hoisted out of the inner loops: one load and one splat per row piece.
@@ -236,21 +295,22 @@ void LoopLowering::emit_row(llvm::BasicBlock* row_header, llvm::BasicBlock* exit
   row_outputs_.clear();
   for (std::size_t j = 0; j < plan_.outputs.size(); ++j) {
     const DType dtype = plan_.nodes[plan_.outputs[j]].dtype;
-    row_outputs_.push_back(builder_.CreateGEP(element_type(dtype), output_bases_[j], position_));
+    // Flat kernels write contiguously at the flat position; tile kernels at each output's own
+    // row offset (inner stride 1) and the piece's first column.
+    llvm::Value* offset = tile() ? builder_.CreateAdd(row_offsets_[input_bases_.size() + j], column)
+                                 : position;
+    row_outputs_.push_back(builder_.CreateGEP(element_type(dtype), output_bases_[j], offset));
   }
 
-  llvm::Value* column = index(0);
+  llvm::Value* piece_column = index(0);
   if (shape_.unroll > 1)
-    column = emit_inner_loop("unrolled", shape_.lanes, shape_.unroll, column, count);
-  column = emit_inner_loop("vector", shape_.lanes, 1, column, count);
-  emit_inner_loop("tail", 1, 1, column, count);
-
-  llvm::Value* next_position = builder_.CreateAdd(position_, count, "next_position");
-  emit_odometer(row_header, exit, next_position);
+    piece_column = emit_inner_loop("unrolled", shape_.lanes, shape_.unroll, piece_column, count);
+  piece_column = emit_inner_loop("vector", shape_.lanes, 1, piece_column, count);
+  emit_inner_loop("tail", 1, 1, piece_column, count);
 }
 
 // After a row piece: stop at `end`, else step the multi-index to the next row (carrying through
-// outer axes that wrap) and add each input's strides to its row offset.
+// outer axes that wrap) and add each walker's strides to its row offset.
 void LoopLowering::emit_odometer(llvm::BasicBlock* row_header, llvm::BasicBlock* exit,
                                  llvm::Value* next_position) {
   llvm::BasicBlock* row_end = builder_.GetInsertBlock();
@@ -279,9 +339,9 @@ void LoopLowering::emit_odometer(llvm::BasicBlock* row_header, llvm::BasicBlock*
       builder_.CreateAdd(builder_.CreateAlignedLoad(index_type_, slot, llvm::Align(8)), index(1));
   llvm::Value* extent = load_index(shape_field_, axis, "extent");
   std::vector<llvm::Value*> strides, stepped;
-  for (std::size_t k = 0; k < offsets.size(); ++k) {
-    strides.push_back(input_stride(k, axis));
-    stepped.push_back(builder_.CreateAdd(offsets[k], strides.back()));
+  for (std::size_t w = 0; w < offsets.size(); ++w) {
+    strides.push_back(walker_stride(w, axis));
+    stepped.push_back(builder_.CreateAdd(offsets[w], strides.back()));
   }
   builder_.CreateCondBr(builder_.CreateICmpSLT(digit, extent), carried, wrap);
 

@@ -144,6 +144,15 @@ Plan fuse(const Graph& folded) {
   return plan;
 }
 
+std::string_view step_kind_name(Step::Kind kind) {
+  switch (kind) {
+    case Step::Kind::loop: return "loop";
+    case Step::Kind::single: return "single";
+    case Step::Kind::product: return "product";
+  }
+  return "?";
+}
+
 std::string print_plan(const Plan& plan) {
   std::unordered_map<const Node*, std::size_t> position;
   auto order = topological_order(plan.graph);
@@ -152,10 +161,14 @@ std::string print_plan(const Plan& plan) {
   for (std::size_t s = 0; s < plan.steps.size(); ++s) {
     const Step& step = plan.steps[s];
     const Node& first = *step.nodes.front();
-    out += fmt::format("step {}: {} over {}{}\n", s, step.kind == Step::Kind::loop ? "loop" : "single",
+    out += fmt::format("step {}: {} over {}{}\n", s, step_kind_name(step.kind),
                        dtype_name(first.dtype()), shape_str(first.shape()));
     std::string ops;
-    for (const auto& n : step.nodes) ops += fmt::format(" %{}:{}", position[n.get()], op_name(n->op()));
+    for (const auto& n : step.nodes) {
+      // A product's matmul is followed by the ops of its epilogue, run on each tile of C.
+      if (step.kind == Step::Kind::product && n == step.nodes[1]) ops += "\n  epilogue";
+      ops += fmt::format(" %{}:{}", position[n.get()], op_name(n->op()));
+    }
     out += fmt::format("  computes{}\n", ops);
     for (std::size_t o = 0; o < step.outputs.size(); ++o)
       out += fmt::format("  writes %{} ({})\n", position[step.outputs[o].get()], step.reasons[o]);

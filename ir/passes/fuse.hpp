@@ -6,7 +6,8 @@
 //     over its domain; it reads inputs, constants and materialised values (through their views)
 //     and writes only the values someone outside the group needs;
 //   - a `single` step is one node that is materialised by itself: a reduction, a matmul, an iota
-//     (reductions and matmuls take their elementwise producers and consumers in later issues).
+//     (reductions take their elementwise producers and consumers in a later issue;
+//     fuse_epilogues.hpp gives a matmul its consumers).
 // A value is materialised only at a graph output, at a single step's operand, or where another
 // group reads it; each such decision is recorded with its reason. Groups are cut where a path
 // between two elementwise ops leaves the group through a single step (that would be a cycle), and
@@ -14,6 +15,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <tensorjit/ir/graph.hpp>
@@ -23,9 +25,11 @@ namespace tensorjit::ir {
 inline constexpr std::size_t kMaxGroupNodes = 192;
 
 struct Step {
-  enum class Kind { loop, single };
+  enum class Kind { loop, single, product };
   Kind kind = Kind::loop;
-  std::vector<NodePtr> nodes;    // loop: the group's ops, inputs first; single: the one node
+  // loop: the group's ops, inputs first; single: the one node; product (fuse_epilogues.hpp): the
+  // matmul, then its epilogue's ops.
+  std::vector<NodePtr> nodes;
   std::vector<NodePtr> outputs;  // the values this step writes
   std::vector<std::string> reasons;  // one per output: why it is materialised
 };
@@ -36,6 +40,8 @@ struct Plan {
 };
 
 Plan fuse(const Graph& folded);
+
+std::string_view step_kind_name(Step::Kind kind);
 
 // The plan as text: which node went into which step, and why each value is materialised.
 std::string print_plan(const Plan& plan);

@@ -2,6 +2,7 @@
 
 #include "ir/passes/canonicalize.hpp"
 #include "ir/passes/fold_views.hpp"
+#include "ir/passes/fuse_epilogues.hpp"
 
 namespace tensorjit::ir {
 namespace {
@@ -29,7 +30,7 @@ Plan plan_graph(const Graph& graph, PipelineLog* log) {
   Graph g = run_pass("canonicalize", canonicalize, graph, log);
   g = run_pass("fold_views", fold_views, g, log);
   verify(g);
-  return fuse(g);
+  return fuse_epilogues(fuse(g));
 }
 
 }  // namespace tensorjit::ir

@@ -65,6 +65,16 @@ std::vector<ir::Value> run_plan(const ir::Plan& plan, const std::filesystem::pat
         if (cache) cache->loops[s].store(prepared);
       }
       launch_loop_step(*prepared, step, values);
+    } else if (step.kind == ir::Step::Kind::product) {
+      StepDump dump;
+      if (!dump_folder.empty()) dump = {dump_folder, fmt::format("kernel-{:03}-epilogue", s)};
+      std::shared_ptr<const PreparedProduct> prepared =
+          cache && dump.folder.empty() ? cache->products[s].load() : nullptr;
+      if (!prepared) {
+        prepared = prepare_product_step(step, values, dump);
+        if (cache) cache->products[s].store(prepared);
+      }
+      launch_product_step(*prepared, step, values);
     } else {
       run_single_step(step, values);
     }

@@ -54,10 +54,28 @@ std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, cons
 void launch_loop_step(const PreparedLoop& prepared, const ir::Step& step, ValueTable& values);
 void run_single_step(const ir::Step& step, ValueTable& values);
 
+// What running a product step needs beyond its buffers (runtime/src/product_step.cpp): the
+// epilogue's kernel, a loop kernel of the tile form over one tile [rows, columns] of C, whose
+// input 0 is the tile and inputs 1... the leaves. Like PreparedLoop, it depends only on the plan.
+struct PreparedProduct {
+  codegen::KernelHandle kernel;
+  std::vector<ir::NodePtr> leaves;          // what the epilogue reads besides the product
+  std::vector<ir::Strides> leaf_strides;    // each leaf's strides over the product's shape
+  std::vector<ir::NodePtr> outputs;         // the epilogue's outputs (the step's, less the product)
+  int in_place_output = -1;                 // the output written over C, or -1
+  std::vector<std::int64_t> input_strides;   // (1 + leaves) x codegen::kMaxLoopRank
+  std::vector<std::int64_t> output_strides;  // outputs x codegen::kMaxLoopRank
+};
+
+std::shared_ptr<const PreparedProduct> prepare_product_step(const ir::Step& step, const ValueTable& values,
+                                                           const StepDump& dump);
+void launch_product_step(const PreparedProduct& prepared, const ir::Step& step, ValueTable& values);
+
 // Per step, what an earlier run prepared (empty until then). Shared by concurrent runs of one plan.
 struct PlanCache {
-  explicit PlanCache(std::size_t steps) : loops(steps) {}
+  explicit PlanCache(std::size_t steps) : loops(steps), products(steps) {}
   std::vector<std::atomic<std::shared_ptr<const PreparedLoop>>> loops;
+  std::vector<std::atomic<std::shared_ptr<const PreparedProduct>>> products;
 };
 
 // How long each step took, in plan order (filled when asked for).

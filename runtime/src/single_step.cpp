@@ -5,56 +5,12 @@
 
 #include <tensorjit/ir/check.hpp>
 #include <tensorjit/ir/interpreter.hpp>
-#include <tensorjit/kernels/gemm.hpp>
 
-#include "runtime/src/config.hpp"
+#include "runtime/src/gemm_call.hpp"
 #include "runtime/src/plan_runner.hpp"
-#include "runtime/src/thread_pool.hpp"
 
 namespace tensorjit::detail {
 namespace {
-
-kernels::ParallelFor pool_parallel_for() {
-  kernels::ParallelFor pf;
-  pf.threads = pool_threads();
-  pf.run = [](void*, std::int64_t n, void (*task)(void*, std::int64_t), void* context) {
-    parallel_for(n, [&](std::int64_t i) { task(context, i); });
-  };
-  return pf;
-}
-
-template <typename T> void run_gemm(const ir::Value& a, const ir::Value& b, const ir::Value& c) {
-  const int r = static_cast<int>(c.layout.shape.size());
-  const auto& cs = c.layout.shape;
-  kernels::GemmArgs<T> args;
-  args.m = cs[r - 2];
-  args.n = cs[r - 1];
-  args.k = a.layout.shape[r - 1];
-  // The last batch axis is the GEMM's batch; any earlier batch axes are walked here.
-  args.batch = r > 2 ? cs[r - 3] : 1;
-  std::int64_t outer = 1;
-  for (int d = 0; d < r - 3; ++d) outer *= cs[d];
-  kernels::GemmOptions options;
-  options.vector_bits = config().vector_bits.value_or(0);
-  options.parallel_for = pool_parallel_for();
-  const T* a_base = a.data<T>();
-  const T* b_base = b.data<T>();
-  T* c_base = c.data<T>();
-  for (std::int64_t o = 0; o < outer; ++o) {
-    std::int64_t a_offset = 0, b_offset = 0, c_offset = 0, rest = o;
-    for (int d = r - 4; d >= 0; --d) {
-      std::int64_t i = rest % cs[d];
-      rest /= cs[d];
-      a_offset += i * a.layout.strides[d];
-      b_offset += i * b.layout.strides[d];
-      c_offset += i * c.layout.strides[d];
-    }
-    args.a = {a_base + a_offset, a.layout.strides[r - 2], a.layout.strides[r - 1], r > 2 ? a.layout.strides[r - 3] : 0};
-    args.b = {b_base + b_offset, b.layout.strides[r - 2], b.layout.strides[r - 1], r > 2 ? b.layout.strides[r - 3] : 0};
-    args.c = {c_base + c_offset, c.layout.strides[r - 2], r > 2 ? c.layout.strides[r - 3] : 0};
-    kernels::gemm(args, options);
-  }
-}
 
 bool runs_on_gemm(const ir::Node& node) {
   return node.op() == ir::Op::matmul && is_floating(node.dtype());

@@ -10,6 +10,12 @@
 //   element i, with multi-index (i_0, ..., i_{rank-1}), reads input k at
 //     inputs[k] + sum_d i_d * input_strides[k * kMaxLoopRank + d]   (in elements of its dtype)
 //   and writes output j at outputs[j] + i.
+// A kernel of the `tile` form (LoopForm) instead takes a rank-2 domain [rows, columns], always
+// runs all of it (begin and end are ignored), and writes output j at
+//     outputs[j] + i_0 * output_strides[j * kMaxLoopRank] + i_1          (inner stride 1):
+// a product epilogue (runtime/src/product_step.cpp) runs one call per finished tile of C, whose
+// rows are ldc apart, and writes its result in place into C. Its loop nest is a plain loop over
+// rows (no flat-range decomposition, no odometer), since a tile has only a few short rows.
 // Sizes and strides are run-time arguments: a new size or stride does not recompile; only the
 // inner-axis access class of each input (below) is part of the kernel's key. The inner axis is
 // processed in explicit vectors of the target width, unrolled; the tail of a row computes the same
@@ -25,7 +31,7 @@
 //     input's as 0 whatever input_strides holds; a strided input's inner stride is read at run time
 //     (any value, negative too); outer strides are read at run time for every class;
 //   - outputs must not overlap inputs, except an output that is exactly a contiguous input of the
-//     same dtype (in place: each element is read before it is written);
+//     same dtype with the same strides (in place: each element is read before it is written);
 //   - the cost per row piece is a few dozen instructions (odometer, hoisted broadcast loads, loop
 //     set-up): domains whose inner extent is small should have their axes merged by the caller
 //     where the strides allow it (the kernel does not merge axes);
@@ -55,15 +61,24 @@ struct LoopArgs {
   std::int64_t shape[kMaxLoopRank];        // extents, row-major
   const void* const* inputs;               // one base pointer per input, in LoopKernelSpec order
   const std::int64_t* input_strides;       // inputs x kMaxLoopRank, in elements
-  void* const* outputs;                    // one contiguous buffer per output
+  void* const* outputs;                    // one buffer per output
+  // outputs x kMaxLoopRank, in elements; read only by tile kernels (flat kernels write each
+  // output contiguously and may leave this null).
+  const std::int64_t* output_strides;
 };
 
 using LoopFunction = void(const LoopArgs* args, std::int64_t begin, std::int64_t end);
+
+enum class LoopForm : std::uint8_t {
+  flat,  // any rank, any [begin, end) of the row-major range, contiguous outputs
+  tile,  // rank 2, the whole domain, outputs through LoopArgs::output_strides
+};
 
 struct LoopKernelSpec {
   ir::Graph expression;                      // outputs = the kernel's outputs
   std::vector<ir::NodePtr> inputs;           // the graph's `input` leaves, in argument order
   std::vector<InnerAccess> access;           // one per input
+  LoopForm form = LoopForm::flat;
 };
 
 // The structural key: ops, dtypes, constants (bitwise), the wiring of the DAG, input order and

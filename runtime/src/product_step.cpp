@@ -1,0 +1,234 @@
+// A product step (ir/passes/fuse_epilogues.hpp): a floating matmul on kernels::gemm whose
+// elementwise consumers run as its epilogue. On each finished tile of C, while it is in L1, one
+// call of a JIT'd loop kernel of the tile form over the tile's [rows, columns] reads the product (input 0, strides
+// [ldc, 1]) and the other leaves through their own strides, and writes each output through its
+// strides: over C itself when the output has the product's dtype and nothing else needs the
+// product, otherwise into a buffer of its own. The product's bits are the GEMM's (one FMA chain
+// per element) and the epilogue's are the loop kernel's, so the result equals the unfused
+// composition bit for bit.
+#include <array>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <tensorjit/codegen/loop_kernel.hpp>
+#include <tensorjit/ir/check.hpp>
+
+#include "runtime/src/gemm_call.hpp"
+#include "runtime/src/jit_instance.hpp"
+#include "runtime/src/plan_runner.hpp"
+
+namespace tensorjit::detail {
+namespace {
+
+codegen::InnerAccess classify(std::int64_t inner_stride) {
+  if (inner_stride == 1) return codegen::InnerAccess::contiguous;
+  if (inner_stride == 0) return codegen::InnerAccess::broadcast;
+  return codegen::InnerAccess::strided;
+}
+
+// Where each operand of the epilogue lives for one run: its element (0, ..., 0) and its strides
+// in bytes over the GEMM's batch axis, rows and columns; `outer_base` is moved to the current
+// index of the batch axes before those by begin_outer.
+struct TileOperand {
+  char* base = nullptr;
+  std::vector<std::int64_t> outer_strides;  // bytes, one per axis before the GEMM's batch axis
+  std::int64_t batch_stride = 0, row_stride = 0, column_stride = 0;  // bytes
+  char* outer_base = nullptr;
+};
+
+TileOperand tile_operand(char* base, const ir::Strides& strides, std::size_t itemsize) {
+  const std::size_t rank = strides.size();
+  const auto bytes = static_cast<std::int64_t>(itemsize);
+  TileOperand operand;
+  operand.base = operand.outer_base = base;
+  for (std::size_t d = 0; d + 3 < rank; ++d) operand.outer_strides.push_back(strides[d] * bytes);
+  if (rank > 2) operand.batch_stride = strides[rank - 3] * bytes;
+  operand.row_stride = strides[rank - 2] * bytes;
+  operand.column_stride = strides[rank - 1] * bytes;
+  return operand;
+}
+
+struct EpilogueContext {
+  codegen::LoopFunction* function = nullptr;
+  const PreparedProduct* prepared = nullptr;
+  ir::Shape outer_shape;                  // the axes before the GEMM's batch axis
+  std::vector<TileOperand> leaves;
+  std::vector<TileOperand> outputs;       // the in-place output's entry is unused
+};
+
+void begin_outer(void* context, std::int64_t outer) {
+  auto& e = *static_cast<EpilogueContext*>(context);
+  auto move = [&](TileOperand& operand) {
+    std::int64_t rest = outer, offset = 0;
+    for (std::size_t d = e.outer_shape.size(); d-- > 0;) {
+      offset += rest % e.outer_shape[d] * operand.outer_strides[d];
+      rest /= e.outer_shape[d];
+    }
+    operand.outer_base = operand.base + offset;
+  };
+  for (auto& leaf : e.leaves) move(leaf);
+  for (auto& output : e.outputs) move(output);
+}
+
+// The kernels::Epilogue<T> trampoline: one loop-kernel call over the tile. Pointer arrays stay on
+// the stack for the usual few operands (this runs once per micro-tile).
+// C is contiguous, so its row stride (ldc) is the product's column count, fixed when prepared.
+template <typename T>
+void run_epilogue(void* context, T* c, std::int64_t /*ldc*/, std::int64_t row0, std::int64_t col0,
+                  std::int64_t rows, std::int64_t cols, std::int64_t batch) {
+  const auto& e = *static_cast<const EpilogueContext*>(context);
+  constexpr std::size_t kOnStack = 16;
+  std::array<const void*, kOnStack> input_array;
+  std::array<void*, kOnStack> output_array;
+  std::vector<const void*> input_heap;
+  std::vector<void*> output_heap;
+  const void** inputs = input_array.data();
+  void** outputs = output_array.data();
+  if (e.leaves.size() + 1 > kOnStack) {
+    input_heap.resize(e.leaves.size() + 1);
+    inputs = input_heap.data();
+  }
+  if (e.outputs.size() > kOnStack) {
+    output_heap.resize(e.outputs.size());
+    outputs = output_heap.data();
+  }
+  auto at = [&](const TileOperand& operand) {
+    return operand.outer_base + batch * operand.batch_stride + row0 * operand.row_stride +
+           col0 * operand.column_stride;
+  };
+  inputs[0] = c;
+  for (std::size_t k = 0; k < e.leaves.size(); ++k) inputs[k + 1] = at(e.leaves[k]);
+  for (std::size_t j = 0; j < e.outputs.size(); ++j)
+    outputs[j] = static_cast<int>(j) == e.prepared->in_place_output ? static_cast<void*>(c) : at(e.outputs[j]);
+  codegen::LoopArgs args{};
+  args.rank = 2;
+  args.shape[0] = rows;
+  args.shape[1] = cols;
+  args.inputs = inputs;
+  args.input_strides = e.prepared->input_strides.data();
+  args.outputs = outputs;
+  args.output_strides = e.prepared->output_strides.data();
+  e.function(&args, 0, rows * cols);
+}
+
+template <typename T>
+void run_product(const PreparedProduct& prepared, const ir::Value& a, const ir::Value& b,
+                 const ir::Value& c, EpilogueContext& context) {
+  context.function = prepared.kernel->as<codegen::LoopFunction>();
+  context.prepared = &prepared;
+  run_gemm<T>(a, b, c, GemmEpilogue<T>{&run_epilogue<T>, &context, &begin_outer});
+}
+
+}  // namespace
+
+std::shared_ptr<const PreparedProduct> prepare_product_step(const ir::Step& step, const ValueTable& values,
+                                                           const StepDump& dump) {
+  const ir::NodePtr& matmul = step.nodes.front();
+  const ir::Shape& shape = matmul->shape();
+  const std::size_t rank = shape.size();
+  TJ_INTERNAL_CHECK(rank >= 2 && is_floating(matmul->dtype()))
+      << "product step: " << dtype_name(matmul->dtype()) << " matmul " << ir::shape_str(shape);
+  auto prepared = std::make_shared<PreparedProduct>();
+  std::unordered_set<const ir::Node*> inside(step.nodes.size());
+  for (std::size_t n = 1; n < step.nodes.size(); ++n) inside.insert(step.nodes[n].get());
+
+  // Input 0 is the product's tile; every other leaf read from memory follows, in first-use
+  // order; constants stay in the expression.
+  codegen::LoopKernelSpec spec;
+  spec.form = codegen::LoopForm::tile;
+  std::unordered_map<const ir::Node*, ir::NodePtr> rebuilt;
+  // The product's leaf only gives the kernel its dtype: a placeholder over no memory.
+  auto placeholder = ir::Buffer::wrap(nullptr, static_cast<std::size_t>(matmul->numel()) * itemsize(matmul->dtype()), {});
+  rebuilt[matmul.get()] = ir::make_input(std::move(placeholder), matmul->dtype(), ir::Layout::contiguous(shape));
+  spec.inputs.push_back(rebuilt[matmul.get()]);
+  spec.access.push_back(codegen::InnerAccess::contiguous);
+  std::vector<ir::Strides> tile_strides{{shape[rank - 1], 1}};
+  for (std::size_t n = 1; n < step.nodes.size(); ++n)
+    for (const auto& in : step.nodes[n]->inputs()) {
+      if (inside.count(in.get()) || rebuilt.count(in.get())) continue;
+      if (in->op() == ir::Op::constant) {
+        rebuilt[in.get()] = in;
+        continue;
+      }
+      ir::Value value = values.resolve(in);
+      rebuilt[in.get()] = ir::make_input(value.buffer, value.dtype, value.layout);
+      spec.inputs.push_back(rebuilt[in.get()]);
+      const ir::Strides& strides = value.layout.strides;
+      spec.access.push_back(classify(strides[rank - 1]));
+      tile_strides.push_back({strides[rank - 2], strides[rank - 1]});
+      prepared->leaves.push_back(in);
+      prepared->leaf_strides.push_back(strides);
+    }
+  for (std::size_t n = 1; n < step.nodes.size(); ++n) {
+    std::vector<ir::NodePtr> inputs;
+    for (const auto& in : step.nodes[n]->inputs()) inputs.push_back(rebuilt.at(in.get()));
+    rebuilt[step.nodes[n].get()] = step.nodes[n]->with_inputs(std::move(inputs));
+  }
+  bool product_is_output = false;
+  for (const auto& out : step.outputs) {
+    if (out == matmul) {
+      product_is_output = true;
+      continue;
+    }
+    // C is overwritten in place by the first output of the product's dtype, unless the product
+    // itself is an output.
+    prepared->outputs.push_back(out);
+    spec.expression.outputs.push_back(rebuilt.at(out.get()));
+  }
+  for (std::size_t j = 0; j < prepared->outputs.size() && !product_is_output; ++j)
+    if (prepared->outputs[j]->dtype() == matmul->dtype()) {
+      prepared->in_place_output = static_cast<int>(j);
+      break;
+    }
+
+  // Every output is contiguous over the product's shape, like C: a tile's rows are a row of C apart.
+  prepared->input_strides.assign(tile_strides.size() * codegen::kMaxLoopRank, 0);
+  for (std::size_t k = 0; k < tile_strides.size(); ++k) {
+    prepared->input_strides[k * codegen::kMaxLoopRank] = tile_strides[k][0];
+    prepared->input_strides[k * codegen::kMaxLoopRank + 1] = tile_strides[k][1];
+  }
+  prepared->output_strides.assign(prepared->outputs.size() * codegen::kMaxLoopRank, 0);
+  for (std::size_t j = 0; j < prepared->outputs.size(); ++j) {
+    prepared->output_strides[j * codegen::kMaxLoopRank] = shape[rank - 1];
+    prepared->output_strides[j * codegen::kMaxLoopRank + 1] = 1;
+  }
+
+  codegen::DumpRequest request{dump.folder, dump.kernel_name};
+  prepared->kernel = codegen::compile_loop_kernel(jit(), spec, dump.folder.empty() ? nullptr : &request);
+  return prepared;
+}
+
+void launch_product_step(const PreparedProduct& prepared, const ir::Step& step, ValueTable& values) {
+  const ir::NodePtr& matmul = step.nodes.front();
+  const ir::Shape& shape = matmul->shape();
+  const auto numel = static_cast<std::size_t>(matmul->numel());
+  ir::Value a = values.resolve(matmul->input(0));
+  ir::Value b = values.resolve(matmul->input(1));
+  ir::Value c{ir::Buffer::allocate(numel * itemsize(matmul->dtype())), matmul->dtype(),
+              ir::Layout::contiguous(shape)};
+
+  EpilogueContext context;
+  if (shape.size() > 3) context.outer_shape.assign(shape.begin(), shape.end() - 3);
+  for (std::size_t k = 0; k < prepared.leaves.size(); ++k) {
+    ir::Value value = values.resolve(prepared.leaves[k]);
+    const std::size_t size = itemsize(value.dtype);
+    char* base = static_cast<char*>(value.buffer->data()) + value.layout.offset * static_cast<std::int64_t>(size);
+    context.leaves.push_back(tile_operand(base, prepared.leaf_strides[k], size));
+  }
+  const ir::Strides contiguous = ir::Layout::contiguous(shape).strides;
+  for (std::size_t j = 0; j < prepared.outputs.size(); ++j) {
+    const ir::NodePtr& out = prepared.outputs[j];
+    ir::Value value = static_cast<int>(j) == prepared.in_place_output
+                          ? ir::Value{c.buffer, c.dtype, c.layout}
+                          : ir::Value{ir::Buffer::allocate(numel * itemsize(out->dtype())), out->dtype(),
+                                      ir::Layout::contiguous(shape)};
+    context.outputs.push_back(tile_operand(static_cast<char*>(value.buffer->data()), contiguous, itemsize(out->dtype())));
+    values.put(out.get(), std::move(value));
+  }
+  if (step.outputs.front() == matmul) values.put(matmul.get(), c);
+  if (numel == 0) return;
+  if (matmul->dtype() == f32) run_product<float>(prepared, a, b, c, context);
+  else run_product<double>(prepared, a, b, c, context);
+}
+
+}  // namespace tensorjit::detail
