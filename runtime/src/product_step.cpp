@@ -1,11 +1,11 @@
 // A product step (ir/passes/fuse_epilogues.hpp): a floating matmul on kernels::gemm whose
 // elementwise consumers run as its epilogue. On each finished tile of C, while it is in L1, one
-// call of a JIT'd loop kernel of the tile form over the tile's [rows, columns] reads the product (input 0, strides
-// [ldc, 1]) and the other leaves through their own strides, and writes each output through its
-// strides: over C itself when the output has the product's dtype and nothing else needs the
-// product, otherwise into a buffer of its own. The product's bits are the GEMM's (one FMA chain
-// per element) and the epilogue's are the loop kernel's, so the result equals the unfused
-// composition bit for bit.
+// call of a JIT'd loop kernel of the tile form over the tile's [rows, columns] reads the product
+// (input 0, strides [ldc, 1]) and the other leaves through their own strides, and writes each
+// output through its strides: over C itself when the output has the product's dtype and nothing
+// else needs the product, otherwise into a buffer of its own. The product's bits are the GEMM's
+// (one FMA chain per element) and the epilogue's are the loop kernel's, so the result equals the
+// unfused composition bit for bit.
 #include <array>
 #include <unordered_map>
 #include <unordered_set>
@@ -99,7 +99,8 @@ void run_epilogue(void* context, T* c, std::int64_t /*ldc*/, std::int64_t row0, 
   inputs[0] = c;
   for (std::size_t k = 0; k < e.leaves.size(); ++k) inputs[k + 1] = at(e.leaves[k]);
   for (std::size_t j = 0; j < e.outputs.size(); ++j)
-    outputs[j] = static_cast<int>(j) == e.prepared->in_place_output ? static_cast<void*>(c) : at(e.outputs[j]);
+    outputs[j] =
+        static_cast<int>(j) == e.prepared->in_place_output ? static_cast<void*>(c) : at(e.outputs[j]);
   codegen::LoopArgs args{};
   args.rank = 2;
   args.shape[0] = rows;
@@ -138,8 +139,10 @@ std::shared_ptr<const PreparedProduct> prepare_product_step(const ir::Step& step
   spec.form = codegen::LoopForm::tile;
   std::unordered_map<const ir::Node*, ir::NodePtr> rebuilt;
   // The product's leaf only gives the kernel its dtype: a placeholder over no memory.
-  auto placeholder = ir::Buffer::wrap(nullptr, static_cast<std::size_t>(matmul->numel()) * itemsize(matmul->dtype()), {});
-  rebuilt[matmul.get()] = ir::make_input(std::move(placeholder), matmul->dtype(), ir::Layout::contiguous(shape));
+  const std::size_t product_bytes = static_cast<std::size_t>(matmul->numel()) * itemsize(matmul->dtype());
+  auto placeholder = ir::Buffer::wrap(nullptr, product_bytes, {});
+  rebuilt[matmul.get()] =
+      ir::make_input(std::move(placeholder), matmul->dtype(), ir::Layout::contiguous(shape));
   spec.inputs.push_back(rebuilt[matmul.get()]);
   spec.access.push_back(codegen::InnerAccess::contiguous);
   std::vector<ir::Strides> tile_strides{{shape[rank - 1], 1}};
@@ -212,7 +215,8 @@ void launch_product_step(const PreparedProduct& prepared, const ir::Step& step, 
   for (std::size_t k = 0; k < prepared.leaves.size(); ++k) {
     ir::Value value = values.resolve(prepared.leaves[k]);
     const std::size_t size = itemsize(value.dtype);
-    char* base = static_cast<char*>(value.buffer->data()) + value.layout.offset * static_cast<std::int64_t>(size);
+    char* base =
+        static_cast<char*>(value.buffer->data()) + value.layout.offset * static_cast<std::int64_t>(size);
     context.leaves.push_back(tile_operand(base, prepared.leaf_strides[k], size));
   }
   const ir::Strides contiguous = ir::Layout::contiguous(shape).strides;
@@ -222,7 +226,8 @@ void launch_product_step(const PreparedProduct& prepared, const ir::Step& step, 
                           ? ir::Value{c.buffer, c.dtype, c.layout}
                           : ir::Value{ir::Buffer::allocate(numel * itemsize(out->dtype())), out->dtype(),
                                       ir::Layout::contiguous(shape)};
-    context.outputs.push_back(tile_operand(static_cast<char*>(value.buffer->data()), contiguous, itemsize(out->dtype())));
+    context.outputs.push_back(
+        tile_operand(static_cast<char*>(value.buffer->data()), contiguous, itemsize(out->dtype())));
     values.put(out.get(), std::move(value));
   }
   if (step.outputs.front() == matmul) values.put(matmul.get(), c);
