@@ -212,6 +212,18 @@ TEST_CASE("product epilogues (JIT): several outputs, the product as an output, w
                  Reference::exact, 0);
 }
 
+TEST_CASE("product epilogues (JIT): more leaves than the trampoline keeps on its stack") {
+  auto x = random_tensor({21, 9}, 70);
+  auto w = random_tensor({9, 35}, 71);
+  std::vector<tj::Tensor> residuals;
+  for (std::uint32_t i = 0; i < 20; ++i) residuals.push_back(random_tensor({21, 35}, 72 + i));
+  check_epilogue(x, w, [&](const tj::Tensor& p) {
+    tj::Tensor sum = p;
+    for (const auto& r : residuals) sum = sum + r;
+    return sum;
+  });
+}
+
 TEST_CASE("product epilogues (JIT): a two-layer MLP against the interpreter") {
   auto x = random_tensor({64, 78}, 50);
   auto w1 = random_tensor({78, 51}, 51) * 0.1f;
