@@ -148,7 +148,9 @@ std::string_view step_kind_name(Step::Kind kind) {
   switch (kind) {
     case Step::Kind::loop: return "loop";
     case Step::Kind::single: return "single";
+    case Step::Kind::reduce: return "reduce";
     case Step::Kind::product: return "product";
+    case Step::Kind::row: return "row";
   }
   return "?";
 }
@@ -160,7 +162,12 @@ std::string print_plan(const Plan& plan) {
   std::string out;
   for (std::size_t s = 0; s < plan.steps.size(); ++s) {
     const Step& step = plan.steps[s];
-    const Node& first = *step.nodes.front();
+    const Node* shown = step.nodes.front().get();
+    // A row step is shown over its rows: the input of its reductions.
+    for (const auto& n : step.nodes)
+      if (step.kind == Step::Kind::row && is_reduce(n->op()) && shown == step.nodes.front().get())
+        shown = n->input(0).get();
+    const Node& first = *shown;
     out += fmt::format("step {}: {} over {}{}\n", s, step_kind_name(step.kind),
                        dtype_name(first.dtype()), shape_str(first.shape()));
     std::string ops;
@@ -168,6 +175,14 @@ std::string print_plan(const Plan& plan) {
       // A product's matmul is followed by the ops of its epilogue, run on each tile of C.
       if (step.kind == Step::Kind::product && n == step.nodes[1]) ops += "\n  epilogue";
       ops += fmt::format(" %{}:{}", position[n.get()], op_name(n->op()));
+    }
+    if (step.kind == Step::Kind::row) {
+      // A row step runs its parts in turn on each chunk of rows, while the chunk stays in cache.
+      ops.clear();
+      for (std::size_t p = 0; p < step.parts.size(); ++p) {
+        ops += fmt::format("\n  part {} ({}):", p, step_kind_name(step.parts[p].kind));
+        for (const auto& n : step.parts[p].nodes) ops += fmt::format(" %{}:{}", position[n.get()], op_name(n->op()));
+      }
     }
     out += fmt::format("  computes{}\n", ops);
     for (std::size_t o = 0; o < step.outputs.size(); ++o)

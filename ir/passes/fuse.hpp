@@ -6,8 +6,8 @@
 //     over its domain; it reads inputs, constants and materialised values (through their views)
 //     and writes only the values someone outside the group needs;
 //   - a `single` step is one node that is materialised by itself: a reduction, a matmul, an iota
-//     (reductions take their elementwise producers and consumers in a later issue;
-//     fuse_epilogues.hpp gives a matmul its consumers).
+//     (fuse_reductions.hpp then turns reductions into `reduce` steps with their elementwise
+//     producers and consumers; fuse_epilogues.hpp gives a matmul its consumers).
 // A value is materialised only at a graph output, at a single step's operand, or where another
 // group reads it; each such decision is recorded with its reason. Groups are cut where a path
 // between two elementwise ops leaves the group through a single step (that would be a cycle), and
@@ -25,13 +25,17 @@ namespace tensorjit::ir {
 inline constexpr std::size_t kMaxGroupNodes = 192;
 
 struct Step {
-  enum class Kind { loop, single, product };
+  enum class Kind { loop, single, reduce, product, row };
   Kind kind = Kind::loop;
-  // loop: the group's ops, inputs first; single: the one node; product (fuse_epilogues.hpp): the
-  // matmul, then its epilogue's ops.
+  // loop: the group's ops, inputs first; single: the one node; reduce: the producer ops, the one
+  // reduction, then the consumer ops (each part in topological order); product
+  // (fuse_epilogues.hpp): the matmul, then its epilogue's ops.
   std::vector<NodePtr> nodes;
   std::vector<NodePtr> outputs;  // the values this step writes
   std::vector<std::string> reasons;  // one per output: why it is materialised
+  // row (fuse_rows.hpp): the reduce and loop steps it runs on each chunk of rows, in order; its
+  // nodes are theirs, its outputs the values written to whole buffers.
+  std::vector<Step> parts = {};  // "= {}": aggregates that leave it out then raise no warning
 };
 
 struct Plan {

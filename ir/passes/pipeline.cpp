@@ -3,6 +3,8 @@
 #include "ir/passes/canonicalize.hpp"
 #include "ir/passes/fold_views.hpp"
 #include "ir/passes/fuse_epilogues.hpp"
+#include "ir/passes/fuse_reductions.hpp"
+#include "ir/passes/fuse_rows.hpp"
 
 namespace tensorjit::ir {
 namespace {
@@ -30,7 +32,7 @@ Plan plan_graph(const Graph& graph, PipelineLog* log) {
   Graph g = run_pass("canonicalize", canonicalize, graph, log);
   g = run_pass("fold_views", fold_views, g, log);
   verify(g);
-  return fuse_epilogues(fuse(g));
+  return fuse_epilogues(fuse_rows(fuse_reductions(fuse(g))));
 }
 
 }  // namespace tensorjit::ir

@@ -21,8 +21,8 @@ struct PipelineLog {
   std::vector<PassRecord> passes;
 };
 
-// canonicalize -> fold_views -> verify -> fuse -> fuse_epilogues. `log`, when given, receives
-// every pass's record.
+// canonicalize -> fold_views -> verify -> fuse -> fuse_reductions -> fuse_rows -> fuse_epilogues.
+// `log`, when given, receives every pass's record.
 Plan plan_graph(const Graph& graph, PipelineLog* log = nullptr);
 
 }  // namespace tensorjit::ir

@@ -3,13 +3,15 @@
 // The input's axes split into kept axes (the result's, in order; with keepdims the result also has
 // extent-1 axes in place of the reduced ones, which does not change the row-major order) and
 // reduced axes. For each kept index, in row-major order, the reduced elements are gathered in
-// row-major order of their indices and combined by combine_in_order: that function alone defines
-// the order of the arithmetic (DESIGN.md contract 3). Both modes (strict, fast) use it here.
+// row-major order of their indices and combined by combine_in_order in the strict order of
+// reduction_order.hpp (DESIGN.md contract 3), which the JIT reproduces bit for bit. Both modes
+// (strict, fast) use it here.
 //
 //   reduce_sum   bool and integers accumulate in i64 (wrapping), floats in their own dtype; empty 0
 //   reduce_prod  likewise; empty 1
-//   reduce_max   maximum (scalar_ops.hpp): the first NaN met propagates, on ties the first element
-//   reduce_min   wins (max of [-0.0, 0.0] is -0.0); bool: any / all. Empty: Error
+//   reduce_max   maximum (scalar_ops.hpp) in the strict order: NaN propagates, and of tied -0.0 and
+//   reduce_min   0.0 the one the order meets first as left operand wins (max of [-0.0, 0.0] is
+//                -0.0); bool: any / all. Empty: Error
 //   reduce_any   empty false
 //   reduce_all   empty true
 //   argmax       i64 index along the one axis of the first maximum; NaN counts as the maximum, so
@@ -20,12 +22,14 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <span>
 #include <type_traits>
 #include <vector>
 
 #include <tensorjit/ir/check.hpp>
+#include <tensorjit/ir/reduction_order.hpp>
 #include <tensorjit/ir/scalar_ops.hpp>
 
 #include "interpreter_eval.hpp"
@@ -34,16 +38,29 @@
 namespace tensorjit::ir {
 namespace {
 
-// The interpreter's combining order for every reduction: the elements (the reduced elements in
-// row-major order of their indices) combined left to right, ((x0 . x1) . x2) . ..., starting from
-// x0 (so a sum of one -0.0 is -0.0). No elements give `identity`. The JIT's strict mode will define
-// a blocked order; this is the one function to change when the interpreter follows it.
+// The strict order of reduction_order.hpp, for every reduction and both modes (fast may take any
+// order; the interpreter takes this one): blocks, virtual lanes starting at `neutral`, a fixed tree
+// per block, blocks left to right. No elements give `identity`. This function alone defines the
+// order of the interpreter's arithmetic.
 template <typename Acc, typename Combine>
-Acc combine_in_order(std::span<const Acc> elements, Acc identity, Combine combine) {
+Acc combine_in_order(std::span<const Acc> elements, Acc identity, Acc neutral, Combine combine) {
   if (elements.empty()) return identity;
-  Acc accumulator = elements[0];
-  for (std::size_t i = 1; i < elements.size(); ++i) accumulator = combine(accumulator, elements[i]);
-  return accumulator;
+  const auto lane_count = static_cast<std::size_t>(reduction_lanes(sizeof(Acc)));
+  const auto block_size = static_cast<std::size_t>(kReductionBlock);
+  std::array<Acc, 64> lanes{};
+  Acc total = neutral;
+  for (std::size_t block = 0; block < elements.size(); block += block_size) {
+    std::fill_n(lanes.begin(), lane_count, neutral);
+    const std::size_t block_end = std::min(elements.size(), block + block_size);
+    for (std::size_t i = block; i < block_end; ++i) {
+      Acc& lane = lanes[(i - block) % lane_count];
+      lane = combine(lane, elements[i]);
+    }
+    for (std::size_t width = lane_count / 2; width >= 1; width /= 2)
+      for (std::size_t l = 0; l < width; ++l) lanes[l] = combine(lanes[l], lanes[l + width]);
+    total = combine(total, lanes[0]);  // neutral ⊕ partial_0 is partial_0, bit for bit
+  }
+  return total;
 }
 
 template <typename T> bool is_nan(T x) {
@@ -113,12 +130,15 @@ void reduce_each_row(const Value& input, const AxisSplit& split, const Value& re
 }
 
 // Sum and product: Acc is i64 for bool and integers, T itself for floats.
+// The neutral start of the lanes: -0.0 for a float sum (-0.0 + x is x, also for x == -0.0).
 template <typename T, typename Combine>
 void reduce_arithmetic(const Value& input, const AxisSplit& split, const Value& result,
                        std::int64_t identity, Combine combine) {
   using Acc = std::conditional_t<std::is_floating_point_v<T>, T, std::int64_t>;
+  const Acc neutral = std::is_floating_point_v<T> && identity == 0 ? static_cast<Acc>(-0.0)
+                                                                   : static_cast<Acc>(identity);
   reduce_each_row<T, Acc, Acc>(input, split, result, [&](std::span<const Acc> elements) {
-    return combine_in_order(elements, static_cast<Acc>(identity),
+    return combine_in_order(elements, static_cast<Acc>(identity), neutral,
                             [&](Acc a, Acc b) { return combine(a, b); });
   });
 }
@@ -128,23 +148,29 @@ template <typename T> void reduce_by_op(Op op, const Value& input, const AxisSpl
   if constexpr (std::is_same_v<T, bool>) {
     if (op == Op::reduce_any || op == Op::reduce_max) {
       reduce_each_row<T, T, T>(input, split, result, [](std::span<const T> elements) {
-        return combine_in_order(elements, false, ScalarOp<Op::logical_or>::apply);
+        return combine_in_order(elements, false, false, ScalarOp<Op::logical_or>::apply);
       });
       return;
     }
     if (op == Op::reduce_all || op == Op::reduce_min) {
       reduce_each_row<T, T, T>(input, split, result, [](std::span<const T> elements) {
-        return combine_in_order(elements, true, ScalarOp<Op::logical_and>::apply);
+        return combine_in_order(elements, true, true, ScalarOp<Op::logical_and>::apply);
       });
       return;
     }
   } else {
     if (op == Op::reduce_max || op == Op::reduce_min) {
       const bool maximum = op == Op::reduce_max;
+      // The lanes start at the lowest (highest) value, which maximum (minimum) returns unchanged.
+      const T lowest = std::is_floating_point_v<T> ? -std::numeric_limits<T>::infinity()
+                                                   : std::numeric_limits<T>::lowest();
+      const T highest = std::is_floating_point_v<T> ? std::numeric_limits<T>::infinity()
+                                                    : std::numeric_limits<T>::max();
       reduce_each_row<T, T, T>(input, split, result, [&](std::span<const T> elements) {
         // Never empty here (checked before), so the identity is never used.
-        return maximum ? combine_in_order(elements, T{}, ScalarOp<Op::maximum>::apply<T>)
-                       : combine_in_order(elements, T{}, ScalarOp<Op::minimum>::apply<T>);
+        return maximum
+                   ? combine_in_order(elements, T{}, lowest, ScalarOp<Op::maximum>::apply<T>)
+                   : combine_in_order(elements, T{}, highest, ScalarOp<Op::minimum>::apply<T>);
       });
       return;
     }

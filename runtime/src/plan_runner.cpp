@@ -75,6 +75,14 @@ std::vector<ir::Value> run_plan(const ir::Plan& plan, const std::filesystem::pat
         if (cache) cache->products[s].store(prepared);
       }
       launch_product_step(*prepared, step, values);
+    } else if (step.kind == ir::Step::Kind::reduce) {
+      StepDump dump;
+      if (!dump_folder.empty()) dump = {dump_folder, fmt::format("kernel-{:03}", s)};
+      launch_reduce_step(*prepare_reduce_step(step, values, dump), step, values);
+    } else if (step.kind == ir::Step::Kind::row) {
+      StepDump dump;
+      if (!dump_folder.empty()) dump = {dump_folder, fmt::format("kernel-{:03}", s)};
+      run_row_step(step, values, dump);
     } else {
       run_single_step(step, values);
     }

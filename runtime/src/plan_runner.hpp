@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <tensorjit/codegen/jit.hpp>
+#include <tensorjit/codegen/reduce_kernel.hpp>
 
 #include "ir/passes/fuse.hpp"
 
@@ -70,6 +71,25 @@ struct PreparedProduct {
 std::shared_ptr<const PreparedProduct> prepare_product_step(const ir::Step& step, const ValueTable& values,
                                                            const StepDump& dump);
 void launch_product_step(const PreparedProduct& prepared, const ir::Step& step, ValueTable& values);
+
+// A reduction with its producers and consumers, as one JIT'd kernel (reduce_step.cpp): the
+// kernel, the values it reads in argument order (producer inputs, then consumer inputs) and its
+// arguments but for the buffers. Like PreparedLoop, it depends only on the plan.
+struct PreparedReduce {
+  codegen::KernelHandle kernel;
+  std::vector<ir::NodePtr> leaves;
+  std::vector<std::int64_t> input_strides;  // leaves x (2 * codegen::kMaxLoopRank)
+  codegen::ReduceArgs arguments{};          // shapes, counts; no pointers
+  std::int64_t output_count = 0;
+  DType accumulator = DType::f32;
+};
+
+std::shared_ptr<const PreparedReduce> prepare_reduce_step(const ir::Step& step, const ValueTable& values,
+                                                         const StepDump& dump);
+void launch_reduce_step(const PreparedReduce& prepared, const ir::Step& step, ValueTable& values);
+
+// A row step's parts on each chunk of rows in turn (row_step.cpp).
+void run_row_step(const ir::Step& step, ValueTable& values, const StepDump& dump);
 
 // Per step, what an earlier run prepared (empty until then). Shared by concurrent runs of one plan.
 struct PlanCache {

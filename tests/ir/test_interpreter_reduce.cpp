@@ -92,18 +92,28 @@ TEST_CASE("interpreter: reductions read strided inputs in the order of their log
              {0, 840, 7920, 32760, 93024, 212520});
 }
 
-TEST_CASE("interpreter: a float sum adds left to right in row-major order of the reduced indices") {
-  // In f32, 1e8 + 1 == 1e8: left to right gives ((1e8 + 1) - 1e8) + 1 == 1; any other order of
-  // these four gives 0 or 2.
+TEST_CASE("interpreter: a float sum adds in the strict blocked order of reduction_order.hpp") {
+  // In f32, 1e8 + 1 == 1e8. Four elements sit in lanes 0..3; the tree adds lane 0 to lane 2 and
+  // lane 1 to lane 3, then the two: (1e8 + -1e8) + (1 + 1) == 2 (left to right would give 1).
   check_same(
       evaluate<float>(make_reduce(Op::reduce_sum, input<float>({1e8f, 1, -1e8f, 1}), {0}, false)),
-      {1.0f});
+      {2.0f});
   // Memory holds [[1e8, -1e8], [1, 1]]; the transposed view's row-major order is 1e8, 1, -1e8, 1.
   auto transposed = make_permute(input<float>({2, 2}, {1e8f, -1e8f, 1, 1}), {1, 0});
-  check_same(evaluate<float>(make_reduce(Op::reduce_sum, transposed, {0, 1}, true)), {1.0f});
+  check_same(evaluate<float>(make_reduce(Op::reduce_sum, transposed, {0, 1}, true)), {2.0f});
+  // Elements 64 apart share a lane (f32 has 64 lanes): lane 0 adds 1e8, 1, -1e8 to 0, lane 1
+  // holds 1, so the sum is 1 (left to right gives 0).
+  std::vector<float> spread(3 * 64, 0.0f);
+  spread[0] = 1e8f, spread[64] = 1, spread[128] = -1e8f, spread[1] = 1;
+  check_same(evaluate<float>(make_reduce(Op::reduce_sum, input<float>(spread), {0}, false)), {1.0f});
+  // Blocks of 4096 are added left to right after each block's tree: 1e8 in block 0, 1 in block 1,
+  // -1e8 in block 2, 1 in block 3 give ((1e8 + 1) - 1e8) + 1 == 1.
+  std::vector<float> blocks(4 * 4096, 0.0f);
+  blocks[0] = 1e8f, blocks[4096] = 1, blocks[2 * 4096] = -1e8f, blocks[3 * 4096] = 1;
+  check_same(evaluate<float>(make_reduce(Op::reduce_sum, input<float>(blocks), {0}, false)), {1.0f});
 }
 
-TEST_CASE("interpreter: sums start from the first element, so -0.0 survives; empty sums are 0") {
+TEST_CASE("interpreter: sums start from -0.0, so a -0.0 survives; empty sums are 0") {
   check_same(evaluate<double>(make_reduce(Op::reduce_sum, input<double>({-0.0}), {0}, false)),
              {-0.0});
   check_same(evaluate<double>(make_reduce(Op::reduce_sum, input<double>({-0.0, -0.0}), {0}, false)),

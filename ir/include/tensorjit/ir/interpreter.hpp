@@ -1,8 +1,8 @@
 // The scalar reference interpreter: the oracle every fast path is tested against.
 //
 // It evaluates a graph node by node with plain scalar loops in each node's dtype: libm for
-// transcendental functions, reductions in row-major order of the reduced elements (a sequential
-// sum), no contraction of a*b + c. Views are index arithmetic over their input's value (a reshape
+// transcendental functions, reductions in the strict blocked order of reduction_order.hpp over
+// the reduced elements in row-major order (the order the JIT reproduces), no contraction of a*b + c. Views are index arithmetic over their input's value (a reshape
 // that strides cannot express copies). A value is freed as soon as no later node needs it. Every
 // input must be bound to a buffer.
 #pragma once

@@ -1,0 +1,187 @@
+// The lowering of one reduction kernel (lower_reduce.cpp: the default walk; lower_reduce_tile.cpp:
+// tiles of outputs), shared by its two files. Internal to codegen/src.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <llvm/IR/IRBuilder.h>
+
+#include <tensorjit/ir/reduction_order.hpp>
+
+#include "emit_elementwise.hpp"
+#include "lower_reduce.hpp"
+#include "reduce_values.hpp"
+
+namespace tensorjit::codegen::reduce_lowering {
+
+constexpr int kStridesPerInput = 2 * kMaxLoopRank;
+
+struct ProducerRow {
+  llvm::Value* pointer = nullptr;           // contiguous and strided: the element at column 0
+  llvm::Value* broadcast_scalar = nullptr;  // broadcast: the one value
+  llvm::Value* broadcast_vector = nullptr;
+};
+
+class ReduceLowering {
+ public:
+  ReduceLowering(llvm::Module& module, const ReducePlan& plan)
+      : module_(module),
+        context_(module.getContext()),
+        builder_(context_),
+        plan_(plan),
+        index_type_(builder_.getInt64Ty()),
+        combine_(combine_op(plan.op, plan.accumulator_dtype)),
+        lanes_(static_cast<unsigned>(ir::reduction_lanes(itemsize(plan.accumulator_dtype)))) {}
+
+  void build(const std::string& symbol, int vector_bits);
+
+ private:
+  llvm::Value* index(std::int64_t value) { return builder_.getInt64(value); }
+  llvm::BasicBlock* block(const char* name) {
+    return llvm::BasicBlock::Create(context_, name, function_);
+  }
+  llvm::Value* load_field(llvm::Type* type, std::size_t offset, const char* name) {
+    llvm::Value* address = builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), args_, offset);
+    return builder_.CreateAlignedLoad(type, address, llvm::Align(8), name);
+  }
+  llvm::Value* load_index(llvm::Value* base, llvm::Value* position, const char* name) {
+    return builder_.CreateAlignedLoad(index_type_, builder_.CreateGEP(index_type_, base, position),
+                                      llvm::Align(8), name);
+  }
+  // args->input_strides[k * kStridesPerInput + first + axis]
+  llvm::Value* stride(std::size_t k, int first, llvm::Value* axis) {
+    llvm::Value* position =
+        builder_.CreateAdd(index(static_cast<std::int64_t>(k) * kStridesPerInput + first), axis);
+    return load_index(strides_, position, "stride");
+  }
+  llvm::Type* memory_type(DType dtype) { return memory_element_type(context_, dtype); }
+  llvm::Align align(DType dtype) { return llvm::Align(itemsize(dtype)); }
+  DType accumulator() const { return plan_.accumulator_dtype; }
+  std::size_t producer_count() const { return plan_.producer.input_dtypes.size(); }
+  std::size_t input_count() const {
+    return plan_.consumer.input_dtypes.size() - 1 + producer_count();
+  }
+
+  // A loop [start, end) over i64 values; `body` emits one iteration at the given value.
+  template <typename Body>
+  void emit_counted_loop(const char* name, llvm::Value* start, llvm::Value* end, std::int64_t step,
+                         Body body);
+  llvm::Value* combine(unsigned lanes, llvm::Value* a, llvm::Value* b) {
+    ElementwiseEmitter emitter(builder_, module_, lanes);
+    llvm::Value* operands[] = {a, b};
+    return emitter.emit(combine_, accumulator(), accumulator(), operands);
+  }
+  llvm::Value* constant(unsigned lanes, const ir::Scalar& value) {
+    return ElementwiseEmitter(builder_, module_, lanes).constant(accumulator(), value);
+  }
+
+  void emit_prologue();
+  std::vector<llvm::Value*> emit_kept_offsets(llvm::Value* output);
+  void emit_single_output(llvm::Value* output);
+  void emit_output_tile(llvm::Value* output);
+  // One block's partial: a scalar, or with `tile` a vector over the V outputs of a tile.
+  llvm::Value* emit_block(llvm::Value* block_index, const std::vector<llvm::Value*>& kept_offsets,
+                          bool tile);
+  void emit_row_piece(llvm::Value* block_start, llvm::Value* position, llvm::Value* column,
+                      llvm::Value* count, const std::vector<llvm::Value*>& offsets);
+  void emit_tile_row_piece(llvm::Value* block_start, llvm::Value* position, llvm::Value* column,
+                           llvm::Value* count, const std::vector<llvm::Value*>& offsets);
+  // The producer expression on `lanes` lanes, each input k loaded by load_input(k, lanes).
+  template <typename LoadInput>
+  llvm::Value* emit_producer(unsigned lanes, LoadInput load_input);
+  llvm::Value* load_along_reduced_axis(std::size_t k, unsigned lanes, llvm::Value* column);
+  llvm::Value* load_along_kept_axis(std::size_t k, llvm::Value* pointer);
+  void emit_consumer(llvm::Value* output, llvm::Value* result,
+                     const std::vector<llvm::Value*>& kept_offsets);
+  llvm::Value* emit_tree();
+  llvm::Value* emit_tile_tree();
+  // Row l of the tile lanes: the V accumulators of lane l, one per output of the tile.
+  llvm::Value* tile_lane_pointer(llvm::Value* lane) {
+    return builder_.CreateGEP(memory_type(accumulator()), tile_lanes_memory_,
+                              builder_.CreateMul(lane, index(lanes_)));
+  }
+  llvm::Value* load_tile_lane(llvm::Value* lane);
+  void store_tile_lane(llvm::Value* lane, llvm::Value* value);
+  // Lanes alloca <-> registers (bool lanes are i8 in memory).
+  llvm::Value* load_lanes();
+  void store_lanes(llvm::Value* value);
+  void combine_into_lane(llvm::Value* lane, llvm::Value* value);
+
+  llvm::Module& module_;
+  llvm::LLVMContext& context_;
+  llvm::IRBuilder<> builder_;
+  const ReducePlan& plan_;
+  llvm::Type* index_type_;
+  ir::Op combine_;
+  unsigned lanes_;
+
+  llvm::Function* function_ = nullptr;
+  llvm::Value* args_ = nullptr;
+  llvm::Value* kept_rank_ = nullptr;
+  llvm::Value* kept_shape_ = nullptr;
+  llvm::Value* reduced_rank_ = nullptr;
+  llvm::Value* reduced_shape_ = nullptr;
+  llvm::Value* reduced_count_ = nullptr;
+  llvm::Value* block_count_ = nullptr;
+  llvm::Value* inner_extent_ = nullptr;
+  llvm::Value* strides_ = nullptr;
+  llvm::Value* mode_ = nullptr;
+  llvm::Value* partials_ = nullptr;
+  llvm::Value* lanes_memory_ = nullptr;       // alloca [V x accumulator]
+  llvm::Value* tile_lanes_memory_ = nullptr;  // vectorize_outputs: alloca [V lanes x V outputs]
+  llvm::Value* kept_inner_extent_ = nullptr;
+  std::vector<llvm::Value*> reduced_inner_strides_;  // vectorize_outputs: every producer input
+  std::vector<llvm::Value*> kept_inner_strides_;
+  llvm::Value* reduced_index_ = nullptr;   // alloca i64[kMaxLoopRank]
+  std::vector<llvm::Value*> input_bases_;  // producer inputs, then consumer inputs
+  std::vector<llvm::Value*> inner_strides_;
+  std::vector<llvm::Value*> output_bases_;
+  std::vector<ProducerRow> rows_;  // the current row piece, per producer input
+};
+
+template <typename Body>
+void ReduceLowering::emit_counted_loop(const char* name, llvm::Value* start, llvm::Value* end,
+                                       std::int64_t step, Body body) {
+  llvm::BasicBlock* before = builder_.GetInsertBlock();
+  llvm::BasicBlock* header = block(name);
+  llvm::BasicBlock* loop_body = block(name);
+  llvm::BasicBlock* after = block(name);
+  builder_.CreateBr(header);
+  builder_.SetInsertPoint(header);
+  llvm::PHINode* value = builder_.CreatePHI(index_type_, 2, "i");
+  value->addIncoming(start, before);
+  builder_.CreateCondBr(builder_.CreateICmpSLT(value, end), loop_body, after);
+  builder_.SetInsertPoint(loop_body);
+  body(value);
+  value->addIncoming(builder_.CreateAdd(value, index(step)), builder_.GetInsertBlock());
+  builder_.CreateBr(header);
+  builder_.SetInsertPoint(after);
+}
+
+template <typename LoadInput>
+llvm::Value* ReduceLowering::emit_producer(unsigned lanes, LoadInput load_input) {
+  const LoopPlan& producer = plan_.producer;
+  ElementwiseEmitter emitter(builder_, module_, lanes);
+  std::vector<llvm::Value*> values(producer.nodes.size(), nullptr);
+  for (std::size_t n = 0; n < producer.nodes.size(); ++n) {
+    const LoopPlanNode& node = producer.nodes[n];
+    if (node.op == ir::Op::input) {
+      values[n] = load_input(static_cast<std::size_t>(node.input_index), lanes);
+    } else if (node.op == ir::Op::constant) {
+      values[n] = emitter.constant(node.dtype, node.constant);
+    } else {
+      std::vector<llvm::Value*> operands;
+      for (int operand : node.operands) operands.push_back(values[operand]);
+      values[n] =
+          emitter.emit(node.op, node.dtype, producer.nodes[node.operands.back()].dtype, operands);
+    }
+  }
+  llvm::Value* element = values[producer.outputs.front()];
+  if (plan_.input_dtype == accumulator()) return element;
+  llvm::Value* operands[] = {element};
+  return emitter.emit(ir::Op::cast, accumulator(), plan_.input_dtype, operands);
+}
+
+}  // namespace tensorjit::codegen::reduce_lowering

@@ -1,0 +1,168 @@
+// A row step (fuse_rows.hpp): its parts, loop and reduce kernels prepared as for steps of their
+// own, run one after the other on a chunk of rows before the next chunk, so that a chunk read from
+// memory once stays in cache across every phase (softmax: max, exp and sum, divide). Values over
+// the rows that only the step reads live in a per-chunk scratch buffer; per-row values and values
+// someone else reads are written to whole buffers. Chunks are spread over the pool; each part
+// gives the same bits on any split of its rows, so the step does too.
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <tensorjit/codegen/loop_kernel.hpp>
+#include <tensorjit/codegen/reduce_kernel.hpp>
+#include <tensorjit/ir/check.hpp>
+
+#include "runtime/src/plan_runner.hpp"
+#include "runtime/src/thread_pool.hpp"
+
+namespace tensorjit::detail {
+namespace {
+
+// A chunk's rows hold about this many bytes of the widest value over the rows: in L2 with room for
+// the scratch values and the output.
+constexpr std::int64_t kChunkBytes = 128 << 10;
+
+struct PreparedPart {
+  std::shared_ptr<const PreparedLoop> loop;
+  std::shared_ptr<const PreparedReduce> reduce;
+};
+
+const char* element_pointer(const ir::Value& value) {
+  return static_cast<const char*>(value.buffer->data()) +
+         value.layout.offset * static_cast<std::int64_t>(itemsize(value.dtype));
+}
+
+}  // namespace
+
+void run_row_step(const ir::Step& step, ValueTable& values, const StepDump& dump) {
+  // The rows: the leading axes of the first part's reduction input; the columns: the rest.
+  const ir::NodePtr* reduction = nullptr;
+  for (const auto& node : step.parts.front().nodes)
+    if (ir::is_reduce(node->op())) reduction = &node;
+  TJ_INTERNAL_CHECK(reduction) << "row step: the first part has no reduction";
+  const ir::Shape& domain = (*reduction)->input(0)->shape();
+  const int first_axis = (*reduction)->attr<ir::ReduceAttr>().axes.front();
+  std::int64_t rows = 1, columns = 1;
+  for (int d = 0; d < static_cast<int>(domain.size()); ++d)
+    (d < first_axis ? rows : columns) *= domain[d];
+
+  // Values over the rows that only the step reads: scratch, given a placeholder without a buffer
+  // while preparing (only their layout matters there).
+  std::unordered_set<const ir::Node*> written;
+  for (const auto& out : step.outputs) written.insert(out.get());
+  std::vector<ir::NodePtr> scratch;
+  std::size_t widest = 1;
+  for (const auto& part : step.parts)
+    for (const auto& out : part.outputs) {
+      if (out->shape() == domain) widest = std::max(widest, itemsize(out->dtype()));
+      if (written.count(out.get())) continue;
+      scratch.push_back(out);
+      values.put(out.get(), ir::Value{nullptr, out->dtype(), ir::Layout::contiguous(domain)});
+    }
+  std::unordered_map<const ir::Node*, std::size_t> scratch_index;
+  for (std::size_t i = 0; i < scratch.size(); ++i) scratch_index[scratch[i].get()] = i;
+
+  // Whole buffers for what the step writes (later parts are prepared reading them).
+  std::unordered_map<const ir::Node*, void*> whole;
+  for (const auto& out : step.outputs) {
+    auto buffer =
+        ir::Buffer::allocate(static_cast<std::size_t>(out->numel()) * itemsize(out->dtype()));
+    whole[out.get()] = buffer->data();
+    values.put(out.get(),
+               ir::Value{std::move(buffer), out->dtype(), ir::Layout::contiguous(out->shape())});
+  }
+
+  std::vector<PreparedPart> prepared;
+  for (std::size_t p = 0; p < step.parts.size(); ++p) {
+    StepDump part_dump = dump;
+    if (!dump.folder.empty()) part_dump.kernel_name += "-part" + std::to_string(p);
+    PreparedPart part;
+    if (step.parts[p].kind == ir::Step::Kind::loop)
+      part.loop = prepare_loop_step(step.parts[p], values, part_dump);
+    else
+      part.reduce = prepare_reduce_step(step.parts[p], values, part_dump);
+    prepared.push_back(std::move(part));
+  }
+  for (const auto& node : scratch) values.drop(node.get());
+
+  if (rows == 0) return;
+
+  // Each part's pointers with scratch values marked; `base` of a scratch value is the chunk's
+  // buffer shifted back by the chunk's first element, since kernels index values by their position
+  // in the whole domain.
+  struct Operand {
+    const char* pointer = nullptr;
+    int scratch = -1;
+    std::size_t size = 0;
+  };
+  auto operand = [&](const ir::NodePtr& node, bool read) {
+    Operand o;
+    o.size = itemsize(node->dtype());
+    if (auto it = scratch_index.find(node.get()); it != scratch_index.end()) {
+      o.scratch = static_cast<int>(it->second);
+    } else {
+      o.pointer = read ? element_pointer(values.resolve(node))
+                       : static_cast<const char*>(whole.at(node.get()));
+    }
+    return o;
+  };
+  std::vector<std::vector<Operand>> inputs(step.parts.size()), outputs(step.parts.size());
+  for (std::size_t p = 0; p < step.parts.size(); ++p) {
+    const auto& leaves = prepared[p].loop ? prepared[p].loop->leaves : prepared[p].reduce->leaves;
+    for (const auto& leaf : leaves) inputs[p].push_back(operand(leaf, true));
+    for (const auto& out : step.parts[p].outputs) outputs[p].push_back(operand(out, false));
+  }
+
+  const std::int64_t rows_per_chunk = std::max<std::int64_t>(
+      1, kChunkBytes / std::max<std::int64_t>(1, columns * static_cast<std::int64_t>(widest)));
+  const std::int64_t chunks = (rows + rows_per_chunk - 1) / rows_per_chunk;
+  const std::int64_t tasks = std::min<std::int64_t>(pool_threads(), chunks);
+
+  auto run_chunks = [&](std::int64_t task) {
+    std::vector<std::shared_ptr<ir::Buffer>> buffers;
+    for (const auto& node : scratch)
+      buffers.push_back(ir::Buffer::allocate(static_cast<std::size_t>(rows_per_chunk * columns) *
+                                             itemsize(node->dtype())));
+    std::vector<const void*> input_pointers;
+    std::vector<void*> output_pointers;
+    for (std::int64_t chunk = chunks * task / tasks; chunk < chunks * (task + 1) / tasks; ++chunk) {
+      const std::int64_t first = chunk * rows_per_chunk,
+                         last = std::min(rows, first + rows_per_chunk);
+      auto locate = [&](const Operand& o) {
+        if (o.scratch < 0) return o.pointer;
+        // Element i of the domain is at scratch + (i - first * columns): the kernels add i back.
+        return static_cast<const char*>(buffers[static_cast<std::size_t>(o.scratch)]->data()) -
+               first * columns * static_cast<std::int64_t>(o.size);
+      };
+      for (std::size_t p = 0; p < step.parts.size(); ++p) {
+        input_pointers.clear();
+        output_pointers.clear();
+        for (const auto& o : inputs[p]) input_pointers.push_back(locate(o));
+        for (const auto& o : outputs[p]) output_pointers.push_back(const_cast<char*>(locate(o)));
+        if (prepared[p].loop) {
+          const PreparedLoop& loop = *prepared[p].loop;
+          codegen::LoopArgs args{};
+          args.rank = static_cast<std::int64_t>(loop.collapsed_shape.size());
+          std::copy(loop.collapsed_shape.begin(), loop.collapsed_shape.end(), args.shape);
+          args.inputs = input_pointers.data();
+          args.input_strides = loop.input_strides.data();
+          args.outputs = output_pointers.data();
+          loop.kernel->as<codegen::LoopFunction>()(&args, first * columns, last * columns);
+        } else {
+          const PreparedReduce& reduce = *prepared[p].reduce;
+          codegen::ReduceArgs args = reduce.arguments;
+          args.inputs = input_pointers.data();
+          args.input_strides = reduce.input_strides.data();
+          args.outputs = output_pointers.data();
+          reduce.kernel->as<codegen::ReduceFunction>()(&args, first, last);
+        }
+      }
+    }
+  };
+  if (tasks <= 1)
+    run_chunks(0);
+  else
+    parallel_for(tasks, run_chunks);
+}
+
+}  // namespace tensorjit::detail

@@ -1,0 +1,249 @@
+// JIT'd reductions (issue 6) against the interpreter, bit for bit in strict mode: random graphs of
+// reductions with elementwise producers and consumers over views, every axis set, keepdims, odd
+// shapes; blocks and threads; the plan's fused steps. ctest reruns the "*JIT*" cases at every
+// VECTOR_BITS and at 1 and 2 threads (tests/runtime/CMakeLists.txt).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <tensorjit/ir/interpreter.hpp>
+#include <tensorjit/ir/text.hpp>
+#include <tensorjit/tensorjit.hpp>
+
+#include "ir/passes/pipeline.hpp"
+#include "ir/random_graph.hpp"
+#include "runtime/src/executor.hpp"
+#include "runtime/src/tensor_impl.hpp"
+
+namespace tj = tensorjit;
+namespace ir = tensorjit::ir;
+
+namespace {
+
+// Row-major elements as bytes, every NaN written as one canonical NaN (its sign and payload are
+// not part of the contract).
+std::vector<unsigned char> bytes_of(const ir::Value& v) {
+  const std::size_t size = itemsize(v.dtype);
+  std::vector<unsigned char> out;
+  const auto& shape = v.layout.shape;
+  std::int64_t numel = 1;
+  for (auto e : shape) numel *= e;
+  const float nan32 = std::numeric_limits<float>::quiet_NaN();
+  const double nan64 = std::numeric_limits<double>::quiet_NaN();
+  for (std::int64_t flat = 0; flat < numel; ++flat) {
+    std::int64_t element = v.layout.offset, rest = flat;
+    for (std::size_t d = shape.size(); d-- > 0;) {
+      element += (rest % shape[d]) * v.layout.strides[d];
+      rest /= shape[d];
+    }
+    const auto* p = static_cast<const unsigned char*>(v.buffer->data()) +
+                    element * static_cast<std::int64_t>(size);
+    if (v.dtype == tj::f32 && std::isnan(*reinterpret_cast<const float*>(p)))
+      p = reinterpret_cast<const unsigned char*>(&nan32);
+    if (v.dtype == tj::f64 && std::isnan(*reinterpret_cast<const double*>(p)))
+      p = reinterpret_cast<const unsigned char*>(&nan64);
+    out.insert(out.end(), p, p + size);
+  }
+  return out;
+}
+
+void check_against_interpreter(const ir::Graph& graph) {
+  std::vector<ir::Value> expected = ir::interpret(graph);
+  std::vector<ir::Value> actual = tj::detail::run_graph(graph);
+  REQUIRE(actual.size() == expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    INFO("output " << i << " of\n"
+                   << ir::print(graph) << "\nplan:\n"
+                   << ir::print_plan(ir::plan_graph(graph)));
+    CHECK(actual[i].dtype == expected[i].dtype);
+    CHECK(actual[i].layout.shape == expected[i].layout.shape);
+    CHECK(bytes_of(actual[i]) == bytes_of(expected[i]));
+  }
+}
+
+// Ops whose JIT code is not the interpreter's bit for bit by contract (vector polynomials with a
+// ULP bound) or that do not touch reductions: left out so that a mismatch here is a reduction's.
+const std::vector<ir::Op> kNotBitExact = {
+    ir::Op::exp,   ir::Op::exp2,  ir::Op::expm1,     ir::Op::log,  ir::Op::log2,
+    ir::Op::log1p, ir::Op::sin,   ir::Op::cos,       ir::Op::tanh, ir::Op::sigmoid,
+    ir::Op::erf,   ir::Op::gelu,  ir::Op::gelu_tanh, ir::Op::silu, ir::Op::softplus,
+    ir::Op::pow,   ir::Op::matmul};
+
+std::string plan_text(const tj::Tensor& tensor) {
+  return ir::print_plan(
+      ir::plan_graph(tj::detail::graph_for({tj::detail::node_of(tensor, "test")})));
+}
+
+}  // namespace
+
+TEST_SUITE("runtime") {
+  TEST_CASE("reductions JIT: random graphs of reductions, producers and consumers, bit for bit") {
+    for (std::uint64_t seed = 9000; seed < 9600; ++seed) {
+      tj::testing::RandomGraphOptions options;
+      options.seed = seed;
+      options.bind_inputs = true;
+      options.excluded_ops = kNotBitExact;
+      options.max_elements = seed % 9 == 0 ? 20000 : 400;
+      check_against_interpreter(tj::testing::random_graph(options));
+    }
+  }
+
+  TEST_CASE("reductions JIT: every axis set of a strided 3-d input, keepdims or not, odd extents") {
+    for (tj::DType dtype : {tj::f32, tj::f64, tj::i32, tj::boolean}) {
+      auto base = (tj::arange(0, 7 * 5 * 13, 1).astype(dtype) * 3 - 17).reshape({7, 5, 13});
+      if (dtype == tj::boolean) base = tj::arange(0, 7 * 5 * 13, 1).reshape({7, 5, 13}) > 200;
+      auto viewed = base.permute({2, 0, 1}).flip(0);  // [13, 7, 5], a negative stride
+      for (int mask = 0; mask < 8; ++mask) {
+        std::vector<std::int64_t> axes;
+        for (int axis = 0; axis < 3; ++axis)
+          if (mask & (1 << axis)) axes.push_back(axis);
+        for (bool keepdims : {false, true}) {
+          CAPTURE(mask);
+          CAPTURE(keepdims);
+          std::vector<tj::Tensor> results;
+          if (dtype == tj::boolean) {
+            results = {viewed.any(axes, keepdims), viewed.all(axes, keepdims),
+                       viewed.sum(axes, keepdims)};
+          } else {
+            auto produced = viewed * viewed - 2;
+            results = {produced.sum(axes, keepdims), viewed.max(axes, keepdims) + 1,
+                       viewed.min(axes, keepdims), (viewed - 1).prod(axes, keepdims)};
+          }
+          for (const auto& result : results)
+            check_against_interpreter(tj::detail::graph_for({tj::detail::node_of(result, "test")}));
+        }
+      }
+    }
+  }
+
+  TEST_CASE("reductions JIT: full sums of many blocks split across threads keep the strict order") {
+    for (std::int64_t n : {0, 1, 63, 64, 65, 4095, 4096, 4097, 100003, 1 << 20}) {
+      CAPTURE(n);
+      auto x = tj::sin(tj::arange(0, n, 1).astype(tj::f32) * 0.37f).eval();
+      auto squared = (x - 0.25f) * (x - 0.25f);
+      check_against_interpreter(
+          tj::detail::graph_for({tj::detail::node_of(squared.sum(), "test")}));
+      check_against_interpreter(
+          tj::detail::graph_for({tj::detail::node_of(x.astype(tj::f64).sum() * 2.0, "test")}));
+    }
+    // Few outputs with many blocks each, and many outputs: both ways of splitting.
+    auto wide = (tj::arange(0, 3 * 300007, 1).astype(tj::f32) * 1e-3f).reshape({3, 300007}).eval();
+    check_against_interpreter(tj::detail::graph_for({tj::detail::node_of(wide.sum({1}), "test")}));
+    check_against_interpreter(tj::detail::graph_for({tj::detail::node_of(wide.sum({0}), "test")}));
+    check_against_interpreter(tj::detail::graph_for({tj::detail::node_of(wide.max({1}), "test")}));
+  }
+
+  TEST_CASE("reductions JIT: column reductions run in tiles of outputs, tails one by one") {
+    for (std::int64_t columns : {64, 200, 4100}) {
+      CAPTURE(columns);
+      const std::int64_t rows = columns == 4100 ? 70 : 4099;
+      auto x = (tj::sin(tj::arange(0, rows * columns, 1).astype(tj::f32)) * 100.0f)
+                   .reshape({rows, columns})
+                   .eval();
+      auto scale = tj::cos(tj::arange(0, columns, 1).astype(tj::f32)).eval();
+      std::vector<tj::Tensor> results = {x.sum({0}),
+                                         (x * scale).sum({0}, true) + 1.0f,
+                                         x.max({0}),
+                                         x.min({0}),
+                                         x.astype(tj::f64).sum({0}),
+                                         x.astype(tj::i32).sum({0}),
+                                         (x > 0.0f).any({0}),
+                                         (x > -99.0f).all({0}),
+                                         x.reshape({rows, 1, columns}).sum({0, 1})};
+      for (const auto& result : results)
+        check_against_interpreter(tj::detail::graph_for({tj::detail::node_of(result, "test")}));
+    }
+  }
+
+  TEST_CASE("reductions JIT: a reduction takes its producers and consumers into one step") {
+    auto a = tj::arange(0, 1000, 1).astype(tj::f32).eval();
+    auto b = (tj::arange(0, 1000, 1).astype(tj::f32) * 0.5f).eval();
+    auto distance = tj::sqrt(((a - b) * (a - b)).sum() * 0.5f);
+    const std::string plan = plan_text(distance);
+    INFO(plan);
+    CHECK(plan.find("step 1") == std::string::npos);  // one step
+    CHECK(plan.find("reduce over") != std::string::npos);
+    check_against_interpreter(tj::detail::graph_for({tj::detail::node_of(distance, "test")}));
+  }
+
+  TEST_CASE("reductions JIT: layernorm and rmsnorm, library or hand-written, are one row step") {
+    for (std::int64_t columns : {1, 7, 64, 1000, 5000}) {
+      CAPTURE(columns);
+      auto x = (tj::sin(tj::arange(0, 37 * columns, 1).astype(tj::f32)) * 27.0f + 3.0f)
+                   .reshape({37, columns})
+                   .eval();
+      auto gamma = tj::cos(tj::arange(0, columns, 1).astype(tj::f32)).eval();
+      auto beta = (tj::arange(0, columns, 1).astype(tj::f32) * 0.01f).eval();
+      auto mean = x.sum({-1}, true) / static_cast<double>(columns);
+      auto centred = x - mean;
+      auto by_hand =
+          centred /
+          tj::sqrt((centred * centred).sum({-1}, true) / static_cast<double>(columns) + 1e-5f);
+      for (const auto& result :
+           {tj::layernorm(x, gamma, beta, 1e-5), tj::rmsnorm(x, gamma, 1e-6), by_hand}) {
+        const std::string plan = plan_text(result);
+        INFO(plan);
+        // One column: the rows are single elements and a plain reduce step does it all.
+        if (columns > 1) CHECK(plan.find("row over") != std::string::npos);
+        CHECK(plan.find("step 1") == std::string::npos);
+        check_against_interpreter(tj::detail::graph_for({tj::detail::node_of(result, "test")}));
+      }
+      // In f64 the casts of gamma and beta (and of x, which two parts read) are steps of their own.
+      auto in_f64 = tj::layernorm(x.astype(tj::f64), gamma, beta, 1e-5);
+      check_against_interpreter(tj::detail::graph_for({tj::detail::node_of(in_f64, "test")}));
+    }
+  }
+
+  TEST_CASE("reductions JIT: layernorm of rows with mean 1e6 and spread 27 stays accurate") {
+    // Rows of mean 1e6 whose values spread over +-27: the centred two-pass variance keeps the
+    // normalised values within a few f32 ulps of 1e6 of the exact ones (E[x^2] - E[x]^2 would lose
+    // everything: 1e12 in f32 has a spacing of 65536).
+    const std::int64_t rows = 16, columns = 1024;
+    std::vector<float> values(static_cast<std::size_t>(rows * columns));
+    for (std::size_t i = 0; i < values.size(); ++i)
+      values[i] = 1e6f + static_cast<float>(static_cast<int>(i * 7919 % 55) - 27);
+    auto x = tj::tensor<float>({rows, columns}, values);
+    auto ones = tj::ones({columns});
+    auto zeros = tj::zeros({columns});
+    auto y = tj::layernorm(x, ones, zeros, 1e-5).to_vector<float>();
+    for (std::int64_t r = 0; r < rows; ++r) {
+      double mean = 0, variance = 0;
+      for (std::int64_t c = 0; c < columns; ++c) mean += values[r * columns + c];
+      mean /= columns;
+      for (std::int64_t c = 0; c < columns; ++c)
+        variance += (values[r * columns + c] - mean) * (values[r * columns + c] - mean);
+      variance /= columns;
+      for (std::int64_t c = 0; c < columns; ++c) {
+        const double exact = (values[r * columns + c] - mean) / std::sqrt(variance + 1e-5);
+        CHECK(std::abs(y[r * columns + c] - exact) < 2e-2);
+      }
+    }
+  }
+
+  TEST_CASE("reductions JIT: softmax rows with -inf, +inf and NaN behave as PyTorch's") {
+    const float inf = std::numeric_limits<float>::infinity(),
+                nan = std::numeric_limits<float>::quiet_NaN();
+    auto x =
+        tj::tensor<float>({5, 3}, {1, 2, 3, -inf, 0, -inf, -inf, -inf, -inf, 1, inf, 2, 1, nan, 2});
+    const std::string plan = plan_text(tj::softmax(x, -1));
+    INFO(plan);
+    CHECK(plan.find("row over") != std::string::npos);
+    auto y = tj::softmax(x, -1).to_vector<float>();
+    const float e1 = std::exp(-2.0f), e2 = std::exp(-1.0f), total = e1 + e2 + 1.0f;
+    CHECK(std::abs(y[0] - e1 / total) < 1e-6f);
+    CHECK(std::abs(y[2] - 1.0f / total) < 1e-6f);
+    // -inf entries weigh nothing; a row of -inf alone is 0/0 (NaN), as PyTorch gives.
+    CHECK(y[3] == 0.0f);
+    CHECK(y[4] == 1.0f);
+    CHECK(y[5] == 0.0f);
+    for (int i = 6; i < 9; ++i) CHECK(std::isnan(y[i]));
+    // +inf makes inf - inf (NaN) in its row; NaN propagates through max to its whole row.
+    for (int i = 9; i < 15; ++i) CHECK(std::isnan(y[i]));
+    auto log_y = tj::log_softmax(x, -1).to_vector<float>();
+    CHECK(std::abs(log_y[0] - std::log(e1 / total)) < 1e-5f);
+    CHECK(log_y[3] == -inf);
+    CHECK(log_y[4] == 0.0f);
+  }
+
+}  // TEST_SUITE
