@@ -47,22 +47,27 @@ void ReduceLowering::build(const std::string& symbol, int vector_bits) {
   llvm::PHINode* output = builder_.CreatePHI(index_type_, 3, "o");
   output->addIncoming(begin, entry);
   if (plan_.vectorize_outputs) {
-    llvm::BasicBlock* choose = block("choose_tile");
-    llvm::BasicBlock* tile = block("output_tile");
+    llvm::BasicBlock* choose = block("choose_strip");
     builder_.CreateCondBr(builder_.CreateICmpSLT(output, end), choose, exit);
     builder_.SetInsertPoint(choose);
-    const auto width = static_cast<std::int64_t>(lanes_);
     llvm::Value* column = builder_.CreateURem(output, kept_inner_extent_);
-    llvm::Value* fits = builder_.CreateAnd(
-        builder_.CreateICmpEQ(mode_, index(0)),
-        builder_.CreateAnd(
-            builder_.CreateICmpSLE(builder_.CreateAdd(column, index(width)), kept_inner_extent_),
-            builder_.CreateICmpSLE(builder_.CreateAdd(output, index(width)), end)));
-    builder_.CreateCondBr(fits, tile, single);
-    builder_.SetInsertPoint(tile);
-    emit_output_tile(output);
-    output->addIncoming(builder_.CreateAdd(output, index(width)), builder_.GetInsertBlock());
-    builder_.CreateBr(header);
+    // The widest that fits: a strip of tiles, one tile, else one output.
+    for (unsigned strip : {kStripTiles, 1u}) {
+      const auto width = static_cast<std::int64_t>(strip * lanes_);
+      llvm::BasicBlock* tile = block("output_tile");
+      llvm::BasicBlock* narrower = strip == 1 ? single : block("choose_tile");
+      llvm::Value* fits = builder_.CreateAnd(
+          builder_.CreateICmpEQ(mode_, index(0)),
+          builder_.CreateAnd(
+              builder_.CreateICmpSLE(builder_.CreateAdd(column, index(width)), kept_inner_extent_),
+              builder_.CreateICmpSLE(builder_.CreateAdd(output, index(width)), end)));
+      builder_.CreateCondBr(fits, tile, narrower);
+      builder_.SetInsertPoint(tile);
+      emit_output_tile(output, strip);
+      output->addIncoming(builder_.CreateAdd(output, index(width)), builder_.GetInsertBlock());
+      builder_.CreateBr(header);
+      if (strip != 1) builder_.SetInsertPoint(narrower);
+    }
   } else {
     builder_.CreateCondBr(builder_.CreateICmpSLT(output, end), single, exit);
   }
@@ -149,7 +154,6 @@ void ReduceLowering::emit_single_output(llvm::Value* output) {
   builder_.SetInsertPoint(next);
 }
 
-
 void ReduceLowering::emit_prologue() {
   llvm::Type* pointer = builder_.getPtrTy();
   lanes_memory_ = builder_.CreateAlloca(llvm::ArrayType::get(memory_type(accumulator()), lanes_),
@@ -180,7 +184,8 @@ void ReduceLowering::emit_prologue() {
   }
   if (plan_.vectorize_outputs) {
     tile_lanes_memory_ = builder_.CreateAlloca(
-        llvm::ArrayType::get(memory_type(accumulator()), lanes_ * lanes_), nullptr, "tile_lanes");
+        llvm::ArrayType::get(memory_type(accumulator()), lanes_ * kStripTiles * lanes_), nullptr,
+        "tile_lanes");
     llvm::cast<llvm::AllocaInst>(tile_lanes_memory_)->setAlignment(llvm::Align(64));
     llvm::Value* last_kept_axis = builder_.CreateSub(kept_rank_, index(1));
     kept_inner_extent_ = load_index(kept_shape_, last_kept_axis, "kept_inner_extent");
@@ -239,8 +244,10 @@ llvm::Value* ReduceLowering::emit_block(llvm::Value* block_index,
                                         const std::vector<llvm::Value*>& kept_offsets, bool tile) {
   llvm::Value* neutral = constant(lanes_, neutral_value(plan_.op, accumulator()));
   if (tile) {
-    emit_counted_loop("tile_lane", index(0), index(lanes_), 1,
-                      [&](llvm::Value* lane) { store_tile_lane(lane, neutral); });
+    emit_counted_loop("tile_lane", index(0), index(lanes_), 1, [&](llvm::Value* lane) {
+      emit_counted_loop("tile_sub", index(0), index(strip_), 1,
+                        [&](llvm::Value* sub) { store_tile_lane(lane, sub, neutral); });
+    });
   } else {
     store_lanes(neutral);
   }
@@ -354,7 +361,9 @@ llvm::Value* ReduceLowering::emit_block(llvm::Value* block_index,
   builder_.CreateBr(axis_header);
 
   builder_.SetInsertPoint(done);
-  return tile ? emit_tile_tree() : emit_tree();
+  if (!tile) return emit_tree();
+  emit_tile_tree();
+  return nullptr;
 }
 
 // Columns [column, column + count) of one row, elements position .. position + count - 1 of the
@@ -456,7 +465,6 @@ llvm::Value* ReduceLowering::load_along_reduced_axis(std::size_t k, unsigned lan
   return emitter.from_memory(dtype, vector);
 }
 
-
 void ReduceLowering::emit_consumer(llvm::Value* output, llvm::Value* result,
                                    const std::vector<llvm::Value*>& kept_offsets) {
   const LoopPlan& consumer = plan_.consumer;
@@ -506,7 +514,6 @@ llvm::Value* ReduceLowering::emit_tree() {
   return combine(1, builder_.CreateExtractElement(lanes, std::uint64_t{0}),
                  builder_.CreateExtractElement(lanes, std::uint64_t{1}));
 }
-
 
 llvm::Value* ReduceLowering::load_lanes() {
   llvm::Type* type = llvm::FixedVectorType::get(memory_type(accumulator()), lanes_);

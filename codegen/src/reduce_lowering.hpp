@@ -80,7 +80,8 @@ class ReduceLowering {
   void emit_prologue();
   std::vector<llvm::Value*> emit_kept_offsets(llvm::Value* output);
   void emit_single_output(llvm::Value* output);
-  void emit_output_tile(llvm::Value* output);
+  // `strip` tiles of V outputs side by side (1, or kStripTiles: one 4 KiB page of f32 per row).
+  void emit_output_tile(llvm::Value* output, unsigned strip);
   // One block's partial: a scalar, or with `tile` a vector over the V outputs of a tile.
   llvm::Value* emit_block(llvm::Value* block_index, const std::vector<llvm::Value*>& kept_offsets,
                           bool tile);
@@ -96,14 +97,17 @@ class ReduceLowering {
   void emit_consumer(llvm::Value* output, llvm::Value* result,
                      const std::vector<llvm::Value*>& kept_offsets);
   llvm::Value* emit_tree();
-  llvm::Value* emit_tile_tree();
-  // Row l of the tile lanes: the V accumulators of lane l, one per output of the tile.
-  llvm::Value* tile_lane_pointer(llvm::Value* lane) {
+  // The tree of each output of the strip; the partials are left in lane 0.
+  void emit_tile_tree();
+  // Lane l of tile `sub` of the strip: V accumulators, one per output of that tile.
+  llvm::Value* tile_lane_pointer(llvm::Value* lane, llvm::Value* sub) {
+    llvm::Value* row =
+        builder_.CreateMul(lane, index(static_cast<std::int64_t>(kStripTiles) * lanes_));
     return builder_.CreateGEP(memory_type(accumulator()), tile_lanes_memory_,
-                              builder_.CreateMul(lane, index(lanes_)));
+                              builder_.CreateAdd(row, builder_.CreateMul(sub, index(lanes_))));
   }
-  llvm::Value* load_tile_lane(llvm::Value* lane);
-  void store_tile_lane(llvm::Value* lane, llvm::Value* value);
+  llvm::Value* load_tile_lane(llvm::Value* lane, llvm::Value* sub);
+  void store_tile_lane(llvm::Value* lane, llvm::Value* sub, llvm::Value* value);
   // Lanes alloca <-> registers (bool lanes are i8 in memory).
   llvm::Value* load_lanes();
   void store_lanes(llvm::Value* value);
@@ -129,8 +133,11 @@ class ReduceLowering {
   llvm::Value* strides_ = nullptr;
   llvm::Value* mode_ = nullptr;
   llvm::Value* partials_ = nullptr;
-  llvm::Value* lanes_memory_ = nullptr;       // alloca [V x accumulator]
-  llvm::Value* tile_lanes_memory_ = nullptr;  // vectorize_outputs: alloca [V lanes x V outputs]
+  llvm::Value* lanes_memory_ = nullptr;  // alloca [V x accumulator]
+  // vectorize_outputs: alloca [V lanes x kStripTiles tiles x V outputs]; strip_ tiles in use.
+  static constexpr unsigned kStripTiles = 16;
+  llvm::Value* tile_lanes_memory_ = nullptr;
+  unsigned strip_ = 1;
   llvm::Value* kept_inner_extent_ = nullptr;
   std::vector<llvm::Value*> reduced_inner_strides_;  // vectorize_outputs: every producer input
   std::vector<llvm::Value*> kept_inner_strides_;

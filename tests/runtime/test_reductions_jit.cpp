@@ -135,7 +135,7 @@ TEST_SUITE("runtime") {
   }
 
   TEST_CASE("reductions JIT: column reductions run in tiles of outputs, tails one by one") {
-    for (std::int64_t columns : {64, 200, 4100}) {
+    for (std::int64_t columns : {64, 200, 1100, 4100}) {
       CAPTURE(columns);
       const std::int64_t rows = columns == 4100 ? 70 : 4099;
       auto x = (tj::sin(tj::arange(0, rows * columns, 1).astype(tj::f32)) * 100.0f)
