@@ -122,11 +122,11 @@ template <typename T, typename R> double ulp_error(T actual, R exact) {
   if (std::isinf(rounded) || std::isinf(actual)) return actual == rounded ? 0 : kInfinite;
   using limits = std::numeric_limits<T>;
   int exponent = 0;
-  std::frexp(static_cast<long double>(exact), &exponent);  // exact = f 2^exponent, f in [0.5, 1)
+  std::frexp(exact, &exponent);  // exact = f 2^exponent, f in [0.5, 1)
   const int ulp_exponent =
       exact == 0 ? limits::min_exponent - limits::digits
                  : std::max(exponent - limits::digits, limits::min_exponent - limits::digits);
-  const long double difference = std::fabs(static_cast<long double>(actual) - static_cast<long double>(exact));
+  const R difference = std::fabs(static_cast<R>(actual) - exact);
   return static_cast<double>(std::ldexp(difference, -ulp_exponent));
 }
 

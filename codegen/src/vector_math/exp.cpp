@@ -11,6 +11,8 @@
 // Measured errors: docs/vector_math.md.
 #include "functions.hpp"
 
+#include <algorithm>
+
 namespace tensorjit::codegen::vector_math {
 namespace {
 
@@ -35,19 +37,29 @@ llvm::Value* clamp(MathBuilder& m, llvm::Value* x, double lowest, double highest
   return m.select(m.greater(below, m.real(highest)), m.real(highest), below);
 }
 
+// For f32 sources r_lo is nullptr: r alone is within 2^-53 of x - k ln2.
 Reduction reduce(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo) {
   auto k = m.round_to_integer(x, kInverseLn2);
   llvm::Value* minus_k = m.neg(k.value);
   llvm::Value* r_high = m.fma(minus_k, m.real(kLn2High), x);  // exact
   llvm::Value* r = m.fma(minus_k, m.real(kLn2Low), r_high);
+  if (m.single_precision_source()) return {k.integer, r, nullptr};
   llvm::Value* r_lo = m.fma(minus_k, m.real(kLn2Low), m.sub(r_high, r));
   if (x_lo != nullptr) r_lo = m.add(r_lo, x_lo);
   return {k.integer, r, r_lo};
 }
 
 // exp(r + r_lo) - 1 for |r| <= 0.35, |r_lo| <= 2^-40: with t0 = exp(r) - 1 = r + r^2 q(r), it is
-// t0 + r_lo (1 + t0) up to r_lo^2 / 2 < 2^-81.
+// t0 + r_lo (1 + t0) up to r_lo^2 / 2 < 2^-81. For f32 sources (r_lo nullptr) q stops at 1/8!:
+// truncation below 2^-31 relative.
 llvm::Value* exp_minus_one_reduced(MathBuilder& m, llvm::Value* r, llvm::Value* r_lo) {
+  if (r_lo == nullptr) {
+    llvm::Value* q = m.polynomial(
+        r, {0x1.0000000000000p-1, 0x1.5555555555555p-3, 0x1.5555555555555p-5,
+            0x1.1111111111111p-7, 0x1.6c16c16c16c17p-10, 0x1.a01a01a01a01ap-13,
+            0x1.a01a01a01a01ap-16});
+    return m.fma(m.mul(r, r), q, r);
+  }
   llvm::Value* q = m.polynomial(
       r, {0x1.0000000000000p-1, 0x1.5555555555555p-3, 0x1.5555555555555p-5, 0x1.1111111111111p-7,
           0x1.6c16c16c16c17p-10, 0x1.a01a01a01a01ap-13, 0x1.a01a01a01a01ap-16,
@@ -60,8 +72,14 @@ llvm::Value* exp_minus_one_reduced(MathBuilder& m, llvm::Value* r, llvm::Value* 
 
 }  // namespace
 
+// For f32 sources the clamp is [max(lowest, -200), 90]: beyond, every f32 result the callers form
+// (exp itself, or a product with an f32 below 2^128 = e^88.7) is 0 or inf already, and k stays in
+// [-289, 130] for the one-factor scaling.
 ExpParts exp_parts(MathBuilder& m, DoubleDouble x, double lowest) {
-  llvm::Value* clamped = clamp(m, x.hi, lowest, kExpHighest);
+  const bool single = m.single_precision_source();
+  if (single) x.lo = nullptr;
+  llvm::Value* clamped = clamp(m, x.hi, single ? std::max(lowest, -200.0) : lowest,
+                               single ? 90.0 : kExpHighest);
   // A clamped argument's low part means nothing (and may be huge or NaN): dropped.
   llvm::Value* lo = x.lo == nullptr ? nullptr : m.select(m.equal(clamped, x.hi), x.lo, m.real(0.0));
   Reduction reduced = reduce(m, clamped, lo);
@@ -89,9 +107,14 @@ llvm::Value* exp(MathBuilder& m, llvm::Value* x) {
 // double-double (FMA product plus r * ln2_lo) and goes through exp's polynomial. Clamping to
 // [-1078, 1026] gives 0 and inf beyond the thresholds (-1075, 1024).
 llvm::Value* exp2(MathBuilder& m, llvm::Value* x) {
-  llvm::Value* clamped = clamp(m, x, -1078.0, 1026.0);
+  const bool single = m.single_precision_source();
+  llvm::Value* clamped = single ? clamp(m, x, -160.0, 130.0) : clamp(m, x, -1078.0, 1026.0);
   auto k = m.round_to_integer(clamped);
   llvm::Value* r = m.sub(clamped, k.value);
+  if (single) {
+    llvm::Value* p = m.add(m.real(1.0), exp_minus_one_reduced(m, m.mul(r, m.real(kLn2High)), nullptr));
+    return m.scale_by_power_of_two(p, k.integer);
+  }
   DoubleDouble product = m.two_product(r, m.real(kLn2High));
   llvm::Value* lo = m.fma(r, m.real(kLn2Low), product.lo);
   llvm::Value* p = m.add(m.real(1.0), exp_minus_one_reduced(m, product.hi, lo));
@@ -103,7 +126,8 @@ llvm::Value* exp2(MathBuilder& m, llvm::Value* x) {
 // 0, t is the result) or small. Above 40 the -1 is below half an ulp and the result is exp's
 // reconstruction; below -40 the result rounds to -1. +-0 and NaN are returned as they are.
 llvm::Value* expm1(MathBuilder& m, llvm::Value* x) {
-  llvm::Value* clamped = clamp(m, x, -40.0, kExpHighest);
+  llvm::Value* clamped =
+      clamp(m, x, -40.0, m.single_precision_source() ? 90.0 : kExpHighest);
   ExpParts parts = exp_parts(m, {clamped, nullptr});
   llvm::Value* large = m.scale_by_power_of_two(parts.p, parts.k);
   llvm::Value* result =

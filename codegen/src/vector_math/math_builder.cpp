@@ -70,6 +70,7 @@ llvm::Value* MathBuilder::scale_by_power_of_two(llvm::Value* p, llvm::Value* k) 
   auto power = [&](llvm::Value* exponent) {
     return from_bits(builder_.CreateShl(builder_.CreateAdd(exponent, integer(1023)), 52));
   };
+  if (single_precision_source_) return mul(p, power(k));
   llvm::Value* first = builder_.CreateAShr(k, 1);
   llvm::Value* second = builder_.CreateSub(k, first);
   return mul(mul(p, power(first)), power(second));

@@ -29,6 +29,9 @@ class MathBuilder {
   llvm::IRBuilder<>& ir() { return builder_; }
   llvm::Module& module() { return module_; }
   unsigned lanes() const { return lanes_; }
+  // f32 results need their f64 value to about 2^-30 only (it is then rounded to f32 with an error
+  // of 0.5 ulp + 2^-6): the emitters use shorter polynomials and drop double-double tails there.
+  bool single_precision_source() const { return single_precision_source_; }
   llvm::Type* real_type() const { return real_type_; }
   llvm::Type* integer_type() const { return integer_type_; }
 
@@ -79,7 +82,8 @@ class MathBuilder {
   Rounded round_to_integer(llvm::Value* x, double scale = 1.0);
 
   // p * 2^k for an i64 k in [-2044, 2046], rounded once: two exact power-of-two factors, so that
-  // results near overflow and in the subnormal range are right.
+  // results near overflow and in the subnormal range are right. For f32 sources k must lie in
+  // [-1022, 1023] (one factor; the f32 range is far inside).
   llvm::Value* scale_by_power_of_two(llvm::Value* p, llvm::Value* k);
 
   // Error-free transformations (Knuth's TwoSum, Dekker's Fast2Sum with |a| >= |b| or a == 0, and

@@ -1,0 +1,17 @@
+// The peer loops of vecmath_peers: y[i] = f(x[i]) over `count` floats, by glibc's scalar libm and by
+// glibc's libmvec vector functions (count a multiple of 16).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace tensorjit::bench {
+
+using FloatLoop = void (*)(const float* x, float* y, std::int64_t count);
+
+// The function named `name` (exp, log, tanh, erf), nullptr if there is none.
+FloatLoop scalar_libm_loop(const std::string& name);
+FloatLoop libmvec_avx2_loop(const std::string& name);
+FloatLoop libmvec_avx512_loop(const std::string& name);
+
+}  // namespace tensorjit::bench

@@ -1,0 +1,22 @@
+#include <cmath>
+
+#include "loops.hpp"
+
+namespace tensorjit::bench {
+namespace {
+
+template <float (*function)(float)> void apply(const float* x, float* y, std::int64_t count) {
+  for (std::int64_t i = 0; i < count; ++i) y[i] = function(x[i]);
+}
+
+}  // namespace
+
+FloatLoop scalar_libm_loop(const std::string& name) {
+  if (name == "exp") return apply<::expf>;
+  if (name == "log") return apply<::logf>;
+  if (name == "tanh") return apply<::tanhf>;
+  if (name == "erf") return apply<::erff>;
+  return nullptr;
+}
+
+}  // namespace tensorjit::bench
