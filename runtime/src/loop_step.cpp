@@ -8,6 +8,7 @@
 #include <tensorjit/ir/check.hpp>
 
 #include "runtime/src/jit_instance.hpp"
+#include "runtime/src/operand_layout.hpp"
 #include "runtime/src/plan_runner.hpp"
 #include "runtime/src/thread_pool.hpp"
 
@@ -16,42 +17,6 @@ namespace {
 
 // Below this many elements per thread a kernel runs on the caller: waking the pool costs more.
 constexpr std::int64_t kMinElementsPerTask = 1 << 15;
-
-// The domain with size-1 axes dropped and neighbouring axes merged wherever every operand walks
-// them as one (stride[d] == stride[d + 1] * extent[d + 1]); fewer axes, longer inner rows.
-struct CollapsedDomain {
-  ir::Shape shape;
-  std::vector<ir::Strides> strides;  // one per operand
-};
-
-CollapsedDomain collapse(const ir::Shape& domain, const std::vector<ir::Strides>& operand_strides) {
-  CollapsedDomain out;
-  out.strides.resize(operand_strides.size());
-  for (std::size_t d = 0; d < domain.size(); ++d) {
-    if (domain[d] == 1) continue;
-    bool merge = !out.shape.empty();
-    for (std::size_t k = 0; merge && k < operand_strides.size(); ++k)
-      merge = out.strides[k].back() == operand_strides[k][d] * domain[d];
-    if (merge) {
-      out.shape.back() *= domain[d];
-      for (std::size_t k = 0; k < operand_strides.size(); ++k) out.strides[k].back() = operand_strides[k][d];
-    } else {
-      out.shape.push_back(domain[d]);
-      for (std::size_t k = 0; k < operand_strides.size(); ++k) out.strides[k].push_back(operand_strides[k][d]);
-    }
-  }
-  if (out.shape.empty()) {
-    out.shape.push_back(1);
-    for (auto& s : out.strides) s.push_back(0);
-  }
-  return out;
-}
-
-codegen::InnerAccess classify(std::int64_t inner_stride) {
-  if (inner_stride == 1) return codegen::InnerAccess::contiguous;
-  if (inner_stride == 0) return codegen::InnerAccess::broadcast;
-  return codegen::InnerAccess::strided;
-}
 
 }  // namespace
 
@@ -86,10 +51,10 @@ std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, cons
   }
   for (const auto& out : step.outputs) spec.expression.outputs.push_back(rebuilt.at(out.get()));
 
-  CollapsedDomain collapsed = collapse(prepared->domain, operand_strides);
+  MergedAxes collapsed = merge_axes(prepared->domain, operand_strides);
   TJ_INTERNAL_CHECK(collapsed.shape.size() <= static_cast<std::size_t>(codegen::kMaxLoopRank))
       << "loop step: rank " << collapsed.shape.size() << " domain";
-  for (const auto& s : collapsed.strides) spec.access.push_back(classify(s.back()));
+  for (const auto& s : collapsed.strides) spec.access.push_back(classify_inner_stride(s.back()));
   prepared->collapsed_shape = collapsed.shape;
   prepared->input_strides.assign(prepared->leaves.size() * codegen::kMaxLoopRank, 0);
   for (std::size_t k = 0; k < prepared->leaves.size(); ++k)

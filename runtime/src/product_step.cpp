@@ -15,16 +15,11 @@
 
 #include "runtime/src/gemm_call.hpp"
 #include "runtime/src/jit_instance.hpp"
+#include "runtime/src/operand_layout.hpp"
 #include "runtime/src/plan_runner.hpp"
 
 namespace tensorjit::detail {
 namespace {
-
-codegen::InnerAccess classify(std::int64_t inner_stride) {
-  if (inner_stride == 1) return codegen::InnerAccess::contiguous;
-  if (inner_stride == 0) return codegen::InnerAccess::broadcast;
-  return codegen::InnerAccess::strided;
-}
 
 // Where each operand of the epilogue lives for one run: its element (0, ..., 0) and its strides
 // in bytes over the GEMM's batch axis, rows and columns; `outer_base` is moved to the current
@@ -157,7 +152,7 @@ std::shared_ptr<const PreparedProduct> prepare_product_step(const ir::Step& step
       rebuilt[in.get()] = ir::make_input(value.buffer, value.dtype, value.layout);
       spec.inputs.push_back(rebuilt[in.get()]);
       const ir::Strides& strides = value.layout.strides;
-      spec.access.push_back(classify(strides[rank - 1]));
+      spec.access.push_back(classify_inner_stride(strides[rank - 1]));
       tile_strides.push_back({strides[rank - 2], strides[rank - 1]});
       prepared->leaves.push_back(in);
       prepared->leaf_strides.push_back(strides);

@@ -12,6 +12,7 @@
 #include <tensorjit/ir/reduction_order.hpp>
 
 #include "runtime/src/jit_instance.hpp"
+#include "runtime/src/operand_layout.hpp"
 #include "runtime/src/plan_runner.hpp"
 #include "runtime/src/thread_pool.hpp"
 
@@ -20,44 +21,6 @@ namespace {
 
 // Below this many elements per task a kernel runs on the caller: waking the pool costs more.
 constexpr std::int64_t kMinElementsPerTask = 1 << 15;
-
-// Axes with extent 1 dropped and neighbours merged where every operand walks them as one
-// (stride[d] == stride[d + 1] * extent[d + 1]); merging keeps the row-major order of the elements.
-struct MergedAxes {
-  ir::Shape shape;
-  std::vector<ir::Strides> strides;  // one per operand
-};
-
-MergedAxes merge_axes(const ir::Shape& shape, const std::vector<ir::Strides>& operand_strides) {
-  MergedAxes out;
-  out.strides.resize(operand_strides.size());
-  for (std::size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 1) continue;
-    bool merge = !out.shape.empty();
-    for (std::size_t k = 0; merge && k < operand_strides.size(); ++k)
-      merge = out.strides[k].back() == operand_strides[k][d] * shape[d];
-    if (merge) {
-      out.shape.back() *= shape[d];
-      for (std::size_t k = 0; k < operand_strides.size(); ++k)
-        out.strides[k].back() = operand_strides[k][d];
-    } else {
-      out.shape.push_back(shape[d]);
-      for (std::size_t k = 0; k < operand_strides.size(); ++k)
-        out.strides[k].push_back(operand_strides[k][d]);
-    }
-  }
-  if (out.shape.empty()) {
-    out.shape.push_back(1);
-    for (auto& s : out.strides) s.push_back(0);
-  }
-  return out;
-}
-
-codegen::InnerAccess classify(std::int64_t inner_stride) {
-  if (inner_stride == 1) return codegen::InnerAccess::contiguous;
-  if (inner_stride == 0) return codegen::InnerAccess::broadcast;
-  return codegen::InnerAccess::strided;
-}
 
 // An expression's leaves read from memory become `input` nodes over their values; constants stay.
 class LeafBinder {
@@ -159,7 +122,7 @@ std::shared_ptr<const PreparedReduce> prepare_reduce_step(const ir::Step& step,
   TJ_INTERNAL_CHECK(kept.shape.size() <= codegen::kMaxLoopRank &&
                     inner.shape.size() <= codegen::kMaxLoopRank)
       << "reduce step: rank " << rank << " domain";
-  for (const auto& s : inner.strides) spec.producer_access.push_back(classify(s.back()));
+  for (const auto& s : inner.strides) spec.producer_access.push_back(classify_inner_stride(s.back()));
   // A column sum: no producer input walks the reduced axis contiguously but one walks the kept
   // axis so; tiles of outputs then read whole vectors along the kept axis.
   const std::size_t producer_count = producer_leaves.arguments.size();
@@ -173,7 +136,7 @@ std::shared_ptr<const PreparedReduce> prepare_reduce_step(const ir::Step& step,
   spec.vectorize_outputs = !reduced_contiguous && kept_contiguous && kept.shape.back() >= tile;
   if (spec.vectorize_outputs)
     for (std::size_t k = 0; k < producer_count; ++k)
-      spec.producer_kept_access.push_back(classify(kept.strides[k].back()));
+      spec.producer_kept_access.push_back(classify_inner_stride(kept.strides[k].back()));
 
   auto prepared = std::make_shared<PreparedReduce>();
   codegen::DumpRequest request{dump.folder, dump.kernel_name};
