@@ -1,5 +1,7 @@
 #include "vector_math.hpp"
 
+#include <vector>
+
 #include <tensorjit/ir/check.hpp>
 
 #include "functions.hpp"
