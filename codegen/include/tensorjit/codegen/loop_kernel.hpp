@@ -25,7 +25,7 @@
 // What the lowering (codegen/src/lower_loop.cpp) guarantees and assumes:
 //   - lanes: every value is a vector of L lanes, L = vector bits / bits of the kernel's widest
 //     dtype (bool counts 8 bits); the main loop takes 4 vectors per iteration (1 when the kernel
-//     calls libm or divides integers per lane), then single vectors, then a scalar tail emitting
+//     divides integers per lane), then single vectors, then a scalar tail emitting
 //     the same per-lane instructions;
 //   - it trusts the access classes: a contiguous input's inner stride is taken as 1 and a broadcast
 //     input's as 0 whatever input_strides holds; a strided input's inner stride is read at run time
@@ -35,7 +35,8 @@
 //   - the cost per row piece is a few dozen instructions (odometer, hoisted broadcast loads, loop
 //     set-up): domains whose inner extent is small should have their axes merged by the caller
 //     where the strides allow it (the kernel does not merge axes);
-//   - transcendental ops call libm per lane (expf/exp, ...: the interpreter's functions).
+//   - transcendental ops are inline polynomials (codegen/src/vector_math/, docs/vector_math.md),
+//     within their documented ULP bounds of the interpreter's libm results, not bit-identical.
 #pragma once
 
 #include <cstdint>
