@@ -15,55 +15,13 @@
 
 #include "codegen/vector_math_bounds.hpp"
 #include "ir/random_graph.hpp"
+#include "jit_oracle.hpp"
 #include "runtime/src/executor.hpp"
 #include "runtime/src/tensor_impl.hpp"
 
 namespace tj = tensorjit;
 namespace ir = tensorjit::ir;
-
-namespace {
-
-template <typename T> const unsigned char* canonical_nan() {
-  static const T nan = std::numeric_limits<T>::quiet_NaN();
-  return reinterpret_cast<const unsigned char*>(&nan);
-}
-
-// The elements of a value in row-major order, as raw bytes; every NaN is written as one canonical
-// NaN, since the sign and payload of a NaN that an invalid operation makes are not part of the
-// contract (the interpreter's compiler may fold one where the JIT computes another).
-std::vector<unsigned char> bytes_of(const ir::Value& v) {
-  const std::size_t size = itemsize(v.dtype);
-  std::vector<unsigned char> out;
-  const auto& shape = v.layout.shape;
-  std::int64_t numel = 1;
-  for (auto e : shape) numel *= e;
-  for (std::int64_t flat = 0; flat < numel; ++flat) {
-    std::int64_t element = v.layout.offset, rest = flat;
-    for (std::size_t d = shape.size(); d-- > 0;) {
-      element += (rest % shape[d]) * v.layout.strides[d];
-      rest /= shape[d];
-    }
-    const auto* p = static_cast<const unsigned char*>(v.buffer->data()) + element * static_cast<std::int64_t>(size);
-    if (v.dtype == tj::f32 && std::isnan(*reinterpret_cast<const float*>(p))) p = canonical_nan<float>();
-    if (v.dtype == tj::f64 && std::isnan(*reinterpret_cast<const double*>(p))) p = canonical_nan<double>();
-    out.insert(out.end(), p, p + size);
-  }
-  return out;
-}
-
-void check_against_interpreter(const ir::Graph& graph) {
-  std::vector<ir::Value> expected = ir::interpret(graph);
-  std::vector<ir::Value> actual = tj::detail::run_graph(graph);
-  REQUIRE(actual.size() == expected.size());
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    INFO("output " << i << " of\n" << ir::print(graph));
-    CHECK(actual[i].dtype == expected[i].dtype);
-    CHECK(actual[i].layout.shape == expected[i].layout.shape);
-    CHECK(bytes_of(actual[i]) == bytes_of(expected[i]));
-  }
-}
-
-}  // namespace
+using tensorjit::testing::check_against_interpreter;
 
 TEST_SUITE("runtime") {
 

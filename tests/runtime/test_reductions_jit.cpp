@@ -13,54 +13,15 @@
 
 #include "ir/passes/pipeline.hpp"
 #include "ir/random_graph.hpp"
+#include "jit_oracle.hpp"
 #include "runtime/src/executor.hpp"
 #include "runtime/src/tensor_impl.hpp"
 
 namespace tj = tensorjit;
 namespace ir = tensorjit::ir;
+using tensorjit::testing::check_against_interpreter;
 
 namespace {
-
-// Row-major elements as bytes, every NaN written as one canonical NaN (its sign and payload are
-// not part of the contract).
-std::vector<unsigned char> bytes_of(const ir::Value& v) {
-  const std::size_t size = itemsize(v.dtype);
-  std::vector<unsigned char> out;
-  const auto& shape = v.layout.shape;
-  std::int64_t numel = 1;
-  for (auto e : shape) numel *= e;
-  const float nan32 = std::numeric_limits<float>::quiet_NaN();
-  const double nan64 = std::numeric_limits<double>::quiet_NaN();
-  for (std::int64_t flat = 0; flat < numel; ++flat) {
-    std::int64_t element = v.layout.offset, rest = flat;
-    for (std::size_t d = shape.size(); d-- > 0;) {
-      element += (rest % shape[d]) * v.layout.strides[d];
-      rest /= shape[d];
-    }
-    const auto* p = static_cast<const unsigned char*>(v.buffer->data()) +
-                    element * static_cast<std::int64_t>(size);
-    if (v.dtype == tj::f32 && std::isnan(*reinterpret_cast<const float*>(p)))
-      p = reinterpret_cast<const unsigned char*>(&nan32);
-    if (v.dtype == tj::f64 && std::isnan(*reinterpret_cast<const double*>(p)))
-      p = reinterpret_cast<const unsigned char*>(&nan64);
-    out.insert(out.end(), p, p + size);
-  }
-  return out;
-}
-
-void check_against_interpreter(const ir::Graph& graph) {
-  std::vector<ir::Value> expected = ir::interpret(graph);
-  std::vector<ir::Value> actual = tj::detail::run_graph(graph);
-  REQUIRE(actual.size() == expected.size());
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    INFO("output " << i << " of\n"
-                   << ir::print(graph) << "\nplan:\n"
-                   << ir::print_plan(ir::plan_graph(graph)));
-    CHECK(actual[i].dtype == expected[i].dtype);
-    CHECK(actual[i].layout.shape == expected[i].layout.shape);
-    CHECK(bytes_of(actual[i]) == bytes_of(expected[i]));
-  }
-}
 
 // Ops whose JIT code is not the interpreter's bit for bit by contract (vector polynomials with a
 // ULP bound) or that do not touch reductions: left out so that a mismatch here is a reduction's.
