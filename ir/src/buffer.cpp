@@ -2,48 +2,35 @@
 #include <tensorjit/ir/check.hpp>
 
 #include <cstdlib>
-#include <cstdint>
 #include <cstring>
-#include <sys/mman.h>
+
+#include "mapping_cache.hpp"
 
 namespace tensorjit::ir {
 
-namespace {
+std::shared_ptr<Buffer> Buffer::allocate(std::size_t bytes) { return allocate(bytes, true); }
 
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
-// From this size on, a buffer is mapped rather than taken from the heap.
-constexpr std::size_t kMappedThreshold = 2 * kHugePage;
+std::shared_ptr<Buffer> Buffer::allocate_uninitialized(std::size_t bytes) { return allocate(bytes, false); }
 
-// Anonymous memory aligned to a huge page, with transparent huge pages asked for (the kernel's
-// "madvise" mode, Debian's default). Zero-filled by the kernel. Null if the kernel refuses.
-void* map_huge(std::size_t length) {
-  void* raw = mmap(nullptr, length + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) return nullptr;
-  auto start = reinterpret_cast<std::uintptr_t>(raw);
-  std::uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage;
-  if (aligned > start) munmap(raw, aligned - start);
-  std::uintptr_t end = start + length + kHugePage;
-  if (end > aligned + length) munmap(reinterpret_cast<void*>(aligned + length), end - (aligned + length));
-  madvise(reinterpret_cast<void*>(aligned), length, MADV_HUGEPAGE);
-  return reinterpret_cast<void*>(aligned);
-}
-
-}  // namespace
-
-std::shared_ptr<Buffer> Buffer::allocate(std::size_t bytes) {
+std::shared_ptr<Buffer> Buffer::allocate(std::size_t bytes, bool zeroed) {
+  using mapping_cache::kHugePage;
   if (bytes >= kMappedThreshold) {
     const std::size_t length = (bytes + kHugePage - 1) / kHugePage * kHugePage;
     TJ_CHECK(length >= bytes) << "allocation of " << bytes << " bytes is too large";
-    void* data = map_huge(length);
+    bool recycled = false;
+    void* data = mapping_cache::take(length, &recycled);
     TJ_CHECK(data != nullptr) << "out of memory allocating " << bytes << " bytes for a tensor";
-    return std::shared_ptr<Buffer>(new Buffer(data, bytes, [data, length] { munmap(data, length); }));
+    if (recycled && zeroed) std::memset(data, 0, bytes);
+    return std::shared_ptr<Buffer>(
+        new Buffer(data, bytes, [data, length] { mapping_cache::give_back(data, length); }));
   }
   // aligned_alloc needs a multiple of the alignment, and a non-null result even for zero bytes.
   std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   TJ_CHECK(rounded >= bytes) << "allocation of " << bytes << " bytes is too large";
-  void* data = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
+  if (rounded == 0) rounded = kAlignment;
+  void* data = std::aligned_alloc(kAlignment, rounded);
   TJ_CHECK(data != nullptr) << "out of memory allocating " << bytes << " bytes for a tensor";
-  std::memset(data, 0, rounded == 0 ? kAlignment : rounded);
+  if (zeroed) std::memset(data, 0, rounded);
   return std::shared_ptr<Buffer>(new Buffer(data, bytes, {}));
 }
 
@@ -51,6 +38,11 @@ std::shared_ptr<Buffer> Buffer::wrap(void* data, std::size_t bytes, std::functio
   if (!release) release = [] {};
   return std::shared_ptr<Buffer>(new Buffer(data, bytes, std::move(release)));
 }
+
+void Buffer::set_cache_limit(std::size_t limit) { mapping_cache::set_limit(limit); }
+std::size_t Buffer::cache_limit() { return mapping_cache::limit(); }
+std::size_t Buffer::cached_bytes() { return mapping_cache::held(); }
+void Buffer::release_cache() { mapping_cache::release_all(); }
 
 Buffer::~Buffer() {
   if (release_) {

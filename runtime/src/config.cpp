@@ -7,6 +7,7 @@
 
 #include <tensorjit/codegen/log.hpp>
 #include <tensorjit/codegen/target.hpp>
+#include <tensorjit/ir/buffer.hpp>
 #include <tensorjit/ir/check.hpp>
 
 namespace tensorjit::detail {
@@ -40,6 +41,15 @@ Config read_config() {
   codegen::set_log_level(c.log_level);
   if (auto v = env("TENSORJIT_DUMP")) c.dump_dir = *v;
   if (auto v = env("TENSORJIT_CACHE_DIR")) c.cache_dir = *v;
+  if (auto v = env("TENSORJIT_BUFFER_CACHE_MB")) {
+    std::size_t mb = 0;
+    auto [end, error] = std::from_chars(v->data(), v->data() + v->size(), mb);
+    TJ_CHECK(error == std::errc() && end == v->data() + v->size() && mb <= (std::size_t{1} << 30))
+        << "TENSORJIT_BUFFER_CACHE_MB=" << *v << " is not a size; give a whole number of MiB (0 keeps no "
+        << "freed buffers for reuse)";
+    c.buffer_cache_mb = mb;
+  }
+  ir::Buffer::set_cache_limit(c.buffer_cache_mb << 20);
   return c;
 }
 

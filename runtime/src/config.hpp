@@ -1,6 +1,7 @@
 // Every environment variable tensorjit reads, read once per process (README, "Environment").
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -13,9 +14,11 @@ struct Config {
   std::string log_level = "warn";       // TENSORJIT_LOG
   std::filesystem::path dump_dir;       // TENSORJIT_DUMP (empty: no dumps)
   std::filesystem::path cache_dir;      // TENSORJIT_CACHE_DIR (empty: no disk cache)
+  std::size_t buffer_cache_mb = 1024;   // TENSORJIT_BUFFER_CACHE_MB: freed large buffers kept for reuse
 };
 
-// The process's configuration; throws tensorjit::Error naming the variable when a value is bad.
+// The process's configuration, read at the first eval (which also applies the buffer cache's
+// limit to ir::Buffer); throws tensorjit::Error naming the variable when a value is bad.
 const Config& config();
 
 }  // namespace tensorjit::detail

@@ -1,5 +1,6 @@
 #include <tensorjit/functions.hpp>
 
+#include <tensorjit/ir/buffer.hpp>
 #include <tensorjit/ir/text.hpp>
 
 #include "runtime/src/executor.hpp"
@@ -13,6 +14,10 @@ std::string graph_text(const std::vector<Tensor>& tensors) {
   for (const auto& t : tensors) nodes.push_back(detail::node_of(t, "graph_text"));
   return ir::print(detail::graph_for(nodes));
 }
+
+std::size_t cached_memory_bytes() { return ir::Buffer::cached_bytes(); }
+
+void empty_cache() { ir::Buffer::release_cache(); }
 
 JitStatistics jit_statistics() {
   codegen::JitStats s = detail::jit().stats();

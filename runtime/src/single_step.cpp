@@ -23,7 +23,7 @@ void run_single_step(const ir::Step& step, ValueTable& values) {
   if (runs_on_gemm(*node)) {
     ir::Value a = values.resolve(node->input(0));
     ir::Value b = values.resolve(node->input(1));
-    auto buffer = ir::Buffer::allocate(static_cast<std::size_t>(node->numel()) * itemsize(node->dtype()));
+    auto buffer = ir::Buffer::allocate_uninitialized(static_cast<std::size_t>(node->numel()) * itemsize(node->dtype()));
     ir::Value c{std::move(buffer), node->dtype(), ir::Layout::contiguous(node->shape())};
     if (node->numel() > 0) {
       if (node->dtype() == f32) run_gemm<float>(a, b, c);

@@ -65,6 +65,16 @@ struct JitStatistics {
 };
 JitStatistics jit_statistics();
 
+// ---- memory ----
+// Results of 4 MiB and more are mapped from the kernel in huge pages. When freed they are kept for
+// reuse by the next result of the same rounded size, up to TENSORJIT_BUFFER_CACHE_MB (default 1024)
+// in all, oldest returned first: a loop of evals then writes memory already mapped instead of
+// faulting fresh zeroed pages in each time.
+// The bytes kept now, used by no tensor.
+std::size_t cached_memory_bytes();
+// Returns every kept buffer to the system (as PyTorch's torch.cuda.empty_cache()).
+void empty_cache();
+
 // ---- elementwise: numpy broadcasting and PyTorch type promotion ----
 Tensor operator+(const Tensor& a, const Tensor& b);
 Tensor operator-(const Tensor& a, const Tensor& b);

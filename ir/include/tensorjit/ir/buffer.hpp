@@ -11,13 +11,28 @@ namespace tensorjit::ir {
 class Buffer {
  public:
   static constexpr std::size_t kAlignment = 64;
+  // From this size on, a buffer is mapped from the kernel rather than taken from the heap, and
+  // kept for reuse when freed (below).
+  static constexpr std::size_t kMappedThreshold = std::size_t{4} << 20;
 
   // Zero-initialised, 64-byte aligned storage of `bytes` (a zero size is valid). Large buffers
-  // are mapped from the kernel in 2 MiB-aligned huge pages where it allows them: the kernel zeroes
-  // them anyway, and a 64 MiB tensor then costs 32 page faults instead of 16384.
+  // are mapped from the kernel in 2 MiB-aligned huge pages where it allows them: a 64 MiB tensor
+  // then costs 32 page faults instead of 16384.
   static std::shared_ptr<Buffer> allocate(std::size_t bytes);
+  // The same without the zeroes, for a result whose every byte is about to be written: a
+  // recycled mapping is not cleared, a small one is not memset.
+  static std::shared_ptr<Buffer> allocate_uninitialized(std::size_t bytes);
   // External memory: not copied; `release` (may be empty) runs once when nothing uses it any more.
   static std::shared_ptr<Buffer> wrap(void* data, std::size_t bytes, std::function<void()> release);
+
+  // The recycling of large buffers. A freed mapping is kept, up to `limit` bytes in all (oldest
+  // returned to the kernel first), and handed to the next allocation of its size: an eval that
+  // makes a 64 MiB result each time then writes memory that is already mapped, instead of paying
+  // the kernel for faulting in and zeroing fresh pages. A limit of 0 keeps nothing.
+  static void set_cache_limit(std::size_t limit);
+  static std::size_t cache_limit();
+  static std::size_t cached_bytes();  // held now, not in use by any tensor
+  static void release_cache();        // returns every kept mapping to the kernel
 
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -29,9 +44,10 @@ class Buffer {
  private:
   Buffer(void* data, std::size_t bytes, std::function<void()> release)
       : data_(data), bytes_(bytes), release_(std::move(release)) {}
+  static std::shared_ptr<Buffer> allocate(std::size_t bytes, bool zeroed);
   void* data_;
   std::size_t bytes_;
-  std::function<void()> release_;  // empty for heap storage (std::free); else unmaps or calls the owner
+  std::function<void()> release_;  // empty for heap storage (std::free); else recycles or calls the owner
 };
 
 }  // namespace tensorjit::ir
