@@ -1,26 +1,27 @@
 #include <tensorjit/ir/check.hpp>
 #include <tensorjit/ir/graph.hpp>
 
-#include <unordered_set>
+#include <tensorjit/ir/node_map.hpp>
 
 namespace tensorjit::ir {
 
 std::vector<NodePtr> topological_order(const Graph& graph) {
   // Iterative depth-first post-order: deep chains (thousands of ops) must not exhaust the stack.
   std::vector<NodePtr> order;
-  std::unordered_set<const Node*> done;
-  std::vector<std::pair<NodePtr, std::size_t>> stack;
+  NodeMap<bool> done;
+  std::vector<std::pair<const NodePtr*, std::size_t>> stack;
   for (const auto& out : graph.outputs) {
-    if (!out || done.count(out.get())) continue;
-    stack.emplace_back(out, 0);
+    if (!out || done.contains(out.get())) continue;
+    stack.emplace_back(&out, 0);
     while (!stack.empty()) {
       auto& [node, next] = stack.back();
-      if (next < node->inputs().size()) {
-        const NodePtr& in = node->inputs()[next++];
-        if (!done.count(in.get())) stack.emplace_back(in, 0);
+      const auto& inputs = (*node)->inputs();
+      if (next < inputs.size()) {
+        const NodePtr& in = inputs[next++];
+        if (!done.contains(in.get())) stack.emplace_back(&in, 0);
         continue;
       }
-      if (done.insert(node.get()).second) order.push_back(node);
+      if (done.insert(node->get(), true).second) order.push_back(*node);
       stack.pop_back();
     }
   }
@@ -36,19 +37,26 @@ std::unordered_map<const Node*, int> use_counts(const Graph& graph) {
 }
 
 Graph replace_nodes(const Graph& graph, const std::function<NodePtr(const NodePtr&)>& replace) {
-  std::unordered_map<const Node*, NodePtr> rebuilt;
-  for (const auto& node : topological_order(graph)) {
+  const std::vector<NodePtr> order = topological_order(graph);
+  NodeMap<NodePtr> rebuilt(order.size());
+  for (const auto& node : order) {
     if (NodePtr replacement = replace(node)) {
-      rebuilt[node.get()] = std::move(replacement);
+      rebuilt.insert(node.get(), std::move(replacement));
+      continue;
+    }
+    bool changed = false;
+    for (const auto& in : node->inputs()) changed |= *rebuilt.find(in.get()) != in;
+    if (!changed) {
+      rebuilt.insert(node.get(), node);
       continue;
     }
     std::vector<NodePtr> inputs;
     inputs.reserve(node->inputs().size());
-    for (const auto& in : node->inputs()) inputs.push_back(rebuilt.at(in.get()));
-    rebuilt[node.get()] = node->with_inputs(std::move(inputs));
+    for (const auto& in : node->inputs()) inputs.push_back(*rebuilt.find(in.get()));
+    rebuilt.insert(node.get(), node->with_inputs(std::move(inputs)));
   }
   Graph out;
-  for (const auto& node : graph.outputs) out.outputs.push_back(rebuilt.at(node.get()));
+  for (const auto& node : graph.outputs) out.outputs.push_back(*rebuilt.find(node.get()));
   return out;
 }
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <unordered_map>
 
+#include <tensorjit/ir/node_map.hpp>
+
 #include "ir/passes/pipeline.hpp"
 
 namespace tensorjit::detail {
@@ -92,19 +94,19 @@ std::shared_ptr<Executable> build(const ir::Graph& graph) {
 
 std::shared_ptr<Executable> executable_for(const ir::Graph& graph, std::vector<ir::NodePtr>& inputs) {
   const std::vector<ir::NodePtr> order = ir::topological_order(graph);
-  std::unordered_map<const ir::Node*, std::int64_t> position;
+  ir::NodeMap<std::int64_t> position(order.size());
   KeyWriter writer;
   inputs.clear();
   for (const auto& node : order) {
-    position.emplace(node.get(), static_cast<std::int64_t>(position.size()));
+    position.insert(node.get(), static_cast<std::int64_t>(position.size()));
     writer.word(static_cast<int>(node->op()));
     writer.word(static_cast<int>(node->dtype()));
     writer.words(node->shape());
     writer.attrs(node->attrs());
-    for (const auto& in : node->inputs()) writer.word(position.at(in.get()));
+    for (const auto& in : node->inputs()) writer.word(*position.find(in.get()));
     if (node->op() == ir::Op::input) inputs.push_back(node);
   }
-  for (const auto& out : graph.outputs) writer.word(position.at(out.get()));
+  for (const auto& out : graph.outputs) writer.word(*position.find(out.get()));
 
   Cache& c = cache();
   {

@@ -72,14 +72,10 @@ void launch_loop_step(const PreparedLoop& prepared, const ir::Step& step, ValueT
   // The plan fixes every layout; only the buffers change from one run to the next.
   std::vector<const void*> input_pointers;
   input_pointers.reserve(prepared.leaves.size());
-  for (const auto& leaf : prepared.leaves) {
-    ir::Value value = values.resolve(leaf);
-    input_pointers.push_back(static_cast<const char*>(value.buffer->data()) +
-                             value.layout.offset * static_cast<std::int64_t>(itemsize(value.dtype)));
-  }
+  for (const auto& leaf : prepared.leaves) input_pointers.push_back(values.first_element(leaf));
   std::vector<void*> output_pointers;
   for (const auto& out : step.outputs) {
-    auto buffer = ir::Buffer::allocate(static_cast<std::size_t>(numel) * itemsize(out->dtype()));
+    auto buffer = ir::Buffer::allocate_uninitialized(static_cast<std::size_t>(numel) * itemsize(out->dtype()));
     output_pointers.push_back(buffer->data());
     values.put(out.get(), ir::Value{std::move(buffer), out->dtype(), ir::Layout::contiguous(prepared.domain)});
   }

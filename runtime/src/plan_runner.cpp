@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <tensorjit/ir/check.hpp>
+#include <tensorjit/ir/node_map.hpp>
 #include <tensorjit/ir/view.hpp>
 
 namespace tensorjit::detail {
@@ -39,10 +40,25 @@ ir::Value ValueTable::resolve(const ir::NodePtr& node) const {
   return ir::Value{base.buffer, base.dtype, std::move(*layout)};
 }
 
+const void* ValueTable::first_element(const ir::NodePtr& node) const {
+  auto address = [](const std::shared_ptr<ir::Buffer>& buffer, DType dtype, std::int64_t offset) -> const void* {
+    return static_cast<const char*>(buffer->data()) + offset * static_cast<std::int64_t>(itemsize(dtype));
+  };
+  if (auto it = values_.find(node.get()); it != values_.end())
+    return address(it->second.buffer, it->second.dtype, it->second.layout.offset);
+  if (node->op() == ir::Op::input) {
+    const auto& in = node->attr<ir::InputAttr>();
+    if (auto bound = bindings_.find(in.buffer.get()); bound != bindings_.end())
+      return address(bound->second, in.dtype, in.layout.offset);
+  }
+  ir::Value value = resolve(node);
+  return address(value.buffer, value.dtype, value.layout.offset);
+}
+
 std::vector<ir::Value> run_plan(const ir::Plan& plan, const std::filesystem::path& dump_folder,
                                 StepTimes* times, ValueTable values, PlanCache* cache) {
   // Each materialised value is dropped after the last step that reads it (or kept if an output).
-  std::unordered_map<const ir::Node*, std::size_t> last_reader;
+  ir::NodeMap<std::size_t> last_reader;
   auto note_reads = [&](const ir::NodePtr& node, std::size_t step) {
     const ir::Node* n = node.get();
     while (ir::is_movement(n->op())) n = n->input(0).get();
@@ -91,7 +107,7 @@ std::vector<ir::Value> run_plan(const ir::Plan& plan, const std::filesystem::pat
       for (const auto& in : node->inputs()) {
         const ir::Node* n = in.get();
         while (ir::is_movement(n->op())) n = n->input(0).get();
-        if (last_reader[n] == s) values.drop(n);
+        if (*last_reader.find(n) == s) values.drop(n);
       }
   }
   std::vector<ir::Value> outputs;

@@ -26,6 +26,9 @@ class ValueTable {
   // The value of any node that needs no computation of its own here: an input, a constant (one
   // element with zero strides), a materialised node, or a view chain over one of these.
   ir::Value resolve(const ir::NodePtr& node) const;
+  // The address of the first element of resolve(node)'s layout; for an input or a materialised
+  // node without copying its layout (a launch's hot path).
+  const void* first_element(const ir::NodePtr& node) const;
 
  private:
   std::unordered_map<const ir::Node*, ir::Value> values_;
