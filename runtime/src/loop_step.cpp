@@ -1,6 +1,7 @@
 // A loop step: the group's ops become one JIT'd kernel over the step's domain, reading each
 // input through its own strides and writing each output once, contiguously.
 #include <algorithm>
+#include <cstdlib>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -17,6 +18,63 @@ namespace {
 
 // Below this many elements per thread a kernel runs on the caller: waking the pool costs more.
 constexpr std::int64_t kMinElementsPerTask = 1 << 15;
+
+// Tiles. A rank-2 domain with an input read transposed (its outer axis walks memory more closely
+// than its inner one, as b in a + b.T) is run in blocks: row by row, such an input touches one
+// cache line and one page per element, and a 4096-wide row of them overflows the TLB long before
+// the next row comes back to the same lines. In a block of 64 x 64 the 64 lines (and pages) the
+// transposed input touches are reused by the block's 64 rows from L1; the other operands still
+// read and write whole 256-byte row pieces.
+constexpr std::int64_t kTileRows = 64;
+constexpr std::int64_t kTileColumns = 64;
+
+bool read_transposed(const ir::Strides& strides) {
+  if (strides.size() != 2) return false;
+  const std::int64_t outer = std::abs(strides[0]), inner = std::abs(strides[1]);
+  return inner > 1 && outer < inner;
+}
+
+// Runs a tile-form kernel over the whole domain, block by block, blocks of rows split across
+// threads. Pointers are offset to each block's first element; the strides stay the domain's.
+void launch_tiles(const PreparedLoop& prepared, const std::vector<const void*>& inputs,
+                  const std::vector<void*>& outputs, const std::vector<std::int64_t>& output_itemsizes) {
+  const std::int64_t rows = prepared.collapsed_shape[0], columns = prepared.collapsed_shape[1];
+  const std::vector<std::int64_t> output_strides(outputs.size() * codegen::kMaxLoopRank, columns);
+  auto* function = prepared.kernel->as<codegen::LoopFunction>();
+  auto run_block_row = [&](std::int64_t block_row) {
+    const std::int64_t r0 = block_row * prepared.tile_rows;
+    std::vector<const void*> block_inputs(inputs.size());
+    std::vector<void*> block_outputs(outputs.size());
+    codegen::LoopArgs args{};
+    args.rank = 2;
+    args.input_strides = prepared.input_strides.data();
+    args.output_strides = output_strides.data();
+    args.inputs = block_inputs.data();
+    args.outputs = block_outputs.data();
+    args.shape[0] = std::min(prepared.tile_rows, rows - r0);
+    for (std::int64_t c0 = 0; c0 < columns; c0 += prepared.tile_columns) {
+      args.shape[1] = std::min(prepared.tile_columns, columns - c0);
+      for (std::size_t k = 0; k < inputs.size(); ++k) {
+        const std::int64_t* strides = &prepared.input_strides[k * codegen::kMaxLoopRank];
+        block_inputs[k] = static_cast<const char*>(inputs[k]) +
+                          (r0 * strides[0] + c0 * strides[1]) * prepared.input_itemsizes[k];
+      }
+      for (std::size_t j = 0; j < outputs.size(); ++j)
+        block_outputs[j] = static_cast<char*>(outputs[j]) + (r0 * columns + c0) * output_itemsizes[j];
+      function(&args, 0, 0);
+    }
+  };
+  const std::int64_t block_rows = (rows + prepared.tile_rows - 1) / prepared.tile_rows;
+  const std::int64_t tasks =
+      std::min<std::int64_t>({pool_threads(), block_rows, rows * columns / kMinElementsPerTask});
+  if (tasks <= 1) {
+    for (std::int64_t b = 0; b < block_rows; ++b) run_block_row(b);
+    return;
+  }
+  parallel_for(tasks, [&](std::int64_t t) {
+    for (std::int64_t b = block_rows * t / tasks; b < block_rows * (t + 1) / tasks; ++b) run_block_row(b);
+  });
+}
 
 }  // namespace
 
@@ -56,6 +114,13 @@ std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, cons
       << "loop step: rank " << collapsed.shape.size() << " domain";
   for (const auto& s : collapsed.strides) spec.access.push_back(classify_inner_stride(s.back()));
   prepared->collapsed_shape = collapsed.shape;
+  if (std::any_of(collapsed.strides.begin(), collapsed.strides.end(), read_transposed)) {
+    spec.form = codegen::LoopForm::tile;
+    prepared->tile_rows = kTileRows;
+    prepared->tile_columns = kTileColumns;
+  }
+  for (const auto& leaf : prepared->leaves)
+    prepared->input_itemsizes.push_back(static_cast<std::int64_t>(itemsize(leaf->dtype())));
   prepared->input_strides.assign(prepared->leaves.size() * codegen::kMaxLoopRank, 0);
   for (std::size_t k = 0; k < prepared->leaves.size(); ++k)
     std::copy(collapsed.strides[k].begin(), collapsed.strides[k].end(),
@@ -74,12 +139,18 @@ void launch_loop_step(const PreparedLoop& prepared, const ir::Step& step, ValueT
   input_pointers.reserve(prepared.leaves.size());
   for (const auto& leaf : prepared.leaves) input_pointers.push_back(values.first_element(leaf));
   std::vector<void*> output_pointers;
+  std::vector<std::int64_t> output_itemsizes;
   for (const auto& out : step.outputs) {
+    output_itemsizes.push_back(static_cast<std::int64_t>(itemsize(out->dtype())));
     auto buffer = ir::Buffer::allocate_uninitialized(static_cast<std::size_t>(numel) * itemsize(out->dtype()));
     output_pointers.push_back(buffer->data());
     values.put(out.get(), ir::Value{std::move(buffer), out->dtype(), ir::Layout::contiguous(prepared.domain)});
   }
   if (numel == 0) return;
+  if (prepared.tile_rows > 0) {
+    launch_tiles(prepared, input_pointers, output_pointers, output_itemsizes);
+    return;
+  }
 
   codegen::LoopArgs args{};
   args.rank = static_cast<std::int64_t>(prepared.collapsed_shape.size());

@@ -50,6 +50,11 @@ struct PreparedLoop {
   ir::Shape domain;
   ir::Shape collapsed_shape;
   std::vector<std::int64_t> input_strides;  // leaves x codegen::kMaxLoopRank
+  // Non-zero when an input is read transposed (runtime/src/loop_step.cpp, "Tiles"): the kernel
+  // is of the tile form and runs once per block of tile_rows x tile_columns of the rank-2 domain.
+  std::int64_t tile_rows = 0;
+  std::int64_t tile_columns = 0;
+  std::vector<std::int64_t> input_itemsizes;  // bytes, one per leaf (tiles offset the pointers)
 };
 
 // Compiles (or finds) the step's kernel; `values` must hold every value the step reads.

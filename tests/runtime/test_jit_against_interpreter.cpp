@@ -100,6 +100,28 @@ TEST_CASE("large loops split across threads give the interpreter's bits") {
   check_against_interpreter(tj::detail::graph_for({tj::detail::node_of(y, "test")}));
 }
 
+TEST_CASE("transposed operands run block by block and give the interpreter's bits") {
+  // loop_step.cpp runs a rank-2 domain with an input read transposed in 64 x 64 blocks: odd,
+  // empty and single-element extents, blocks cut at the edges, negative strides, several outputs
+  // and dtypes, and a size split across threads.
+  const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
+      {1, 1}, {1, 67}, {67, 1}, {67, 131}, {130, 64}, {64, 200}, {0, 5}, {5, 0}, {257, 3}, {300, 700}};
+  for (auto [rows, columns] : shapes) {
+    CAPTURE(rows);
+    CAPTURE(columns);
+    const auto n = static_cast<double>(rows * columns);
+    auto a = (tj::arange(0, n, 1).reshape({rows, columns}) * 0.25f).eval();
+    auto b = (tj::arange(0, n, 1).reshape({columns, rows}) * -0.5f + 3.0f).eval();
+    auto sum = a + b.transpose();
+    auto product = a * b.flip(0).transpose() - 1.0f;
+    check_against_interpreter(tj::detail::graph_for(
+        {tj::detail::node_of(sum, "test"), tj::detail::node_of(product, "test")}));
+    auto ai = tj::arange(0, n, 1).reshape({rows, columns}).astype(tj::i32).eval();
+    auto bi = tj::arange(0, n, 1).reshape({columns, rows}).astype(tj::i32).eval();
+    check_against_interpreter(tj::detail::graph_for({tj::detail::node_of(ai - bi.transpose() * 3, "test")}));
+  }
+}
+
 TEST_CASE("a second eval of the same graph compiles nothing") {
   auto x = tj::tensor<float>({4}, {1, 2, 3, 4});
   auto first = (x * 2.0f + 1.0f).eval();
