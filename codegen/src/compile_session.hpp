@@ -18,6 +18,7 @@ namespace tensorjit::codegen {
 
 struct CompileSession {
   const DumpRequest* dump = nullptr;  // write .ll / .opt.ll from the IR transform when set
+  CodeTier tier = CodeTier::optimized;  // picks the codegen level (pipeline.hpp)
   double optimize_ms = 0;
   double codegen_ms = 0;
   std::string object;  // the object code the JIT linked, captured on its way

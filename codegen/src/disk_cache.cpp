@@ -40,12 +40,12 @@ std::uint64_t checksum(std::string_view bytes) {
 }  // namespace
 
 std::string cache_identity(const KernelKey& key, std::string_view symbol,
-                           const TargetDescription& target) {
+                           const TargetDescription& target, CodeTier tier) {
   return fmt::format(
       "tensorjit kernel cache\nkey={}\nsymbol={}\nllvm={}\ntensorjit={}\ncpu={}\nfeatures={}\n"
       "vector_bits={}\npipeline={}\ncodegen={}\ncode_model=small\nrelocation=pic\n",
       key.text, symbol, LLVM_VERSION_STRING, TENSORJIT_VERSION, target.cpu, target.features,
-      target.vector_bits, pipeline_name(kKernelPipeline), codegen_level_name(kKernelCodegenLevel));
+      target.vector_bits, pipeline_name(kKernelPipeline), codegen_level_name(codegen_level(tier)));
 }
 
 std::filesystem::path cache_file_path(const std::filesystem::path& directory,

@@ -26,10 +26,10 @@ namespace tensorjit::codegen {
 inline constexpr std::uint32_t kDiskCacheFormatVersion = 1;
 
 // Everything that changes a kernel's code, as text: the caller's key, the symbol, LLVM and
-// project versions, CPU name and features, vector width, pipeline, codegen level, code and
-// relocation models.
+// project versions, CPU name and features, vector width, pipeline, codegen level (each tier has
+// its own file), code and relocation models.
 std::string cache_identity(const KernelKey& key, std::string_view symbol,
-                           const TargetDescription& target);
+                           const TargetDescription& target, CodeTier tier);
 
 // <directory>/<32 hex digits of a hash of the identity>.tjk
 std::filesystem::path cache_file_path(const std::filesystem::path& directory,

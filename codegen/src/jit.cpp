@@ -4,12 +4,16 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/ExecutionEngine/Orc/Core.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/InstIterator.h>
@@ -25,6 +29,7 @@
 #include <tensorjit/error.hpp>
 #include <tensorjit/ir/check.hpp>
 
+#include "background_compiler.hpp"
 #include "compile_session.hpp"
 #include "disassemble.hpp"
 #include "disk_cache.hpp"
@@ -40,6 +45,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 std::atomic<std::uint64_t> process_compiles{0};
+// A quick kernel tiers up on this use (the first is the one it was compiled for).
+constexpr int kUsesBeforeTierUp = 2;
 std::atomic<std::uint64_t> dylib_counter{0};
 
 double milliseconds_since(Clock::time_point start) {
@@ -103,25 +110,133 @@ void reject_fast_math(const llvm::Module& module, std::string_view symbol) {
   }
 }
 
+// One module compiled and linked into a JITDylib of its own.
+struct Linked {
+  void* address = nullptr;
+  llvm::orc::JITDylib* dylib = nullptr;
+  std::string object;
+  double optimize_ms = 0;
+  double codegen_ms = 0;
+};
+
+Linked link_module(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
+                   std::string_view symbol, CodeTier tier, const DumpRequest* dump) {
+  JitEngine& engine = JitEngine::instance();
+  CompileSession session;
+  session.dump = dump;
+  session.tier = tier;
+  ScopedCompileSession registration(engine.registry(), session_id(*module), session);
+  auto& lljit = engine.lljit();
+  Linked linked;
+  linked.dylib = &create_kernel_dylib(lljit);
+  linked.address = add_and_look_up(
+      *linked.dylib, symbol,
+      [&] {
+        return lljit.addIRModule(*linked.dylib,
+                                 llvm::orc::ThreadSafeModule(std::move(module), std::move(context)));
+      },
+      &session);
+  linked.object = std::move(session.object);
+  linked.optimize_ms = session.optimize_ms;
+  linked.codegen_ms = session.codegen_ms;
+  return linked;
+}
+
+// The module as bitcode, kept by a quick kernel to compile it again (the JIT optimizes the module
+// it is given in place, and the builder is the caller's, gone after the call).
+std::string bitcode_of(const llvm::Module& module) {
+  std::string bytes;
+  llvm::raw_string_ostream stream(bytes);
+  llvm::WriteBitcodeToFile(module, stream);
+  stream.flush();
+  return bytes;
+}
+
 }  // namespace
 
 struct CompiledKernel::Private {
-  void* address = nullptr;
+  using TierUp = std::function<void(const std::shared_ptr<const CompiledKernel>&)>;
+
+  void* address = nullptr;  // the first code, copied into the handle's atomic address
   std::string symbol;
   bool loaded_from_disk = false;
-  std::string object;  // what was linked, kept for `.s` dumps on a cache hit
-  llvm::orc::JITDylib* dylib = nullptr;
+
+  mutable std::mutex mutex;  // guards what follows
+  mutable std::condition_variable tier_changed;
+  CodeTier tier = CodeTier::optimized;
+  std::string object;  // the best tier's object: disk cache, `.s` dumps on a cache hit
+  std::vector<llvm::orc::JITDylib*> dylibs;  // every tier's code, freed with the kernel
+  TierUp tier_up;                            // set until the tier-up is taken, once
+  mutable int uses = 0;
+  mutable bool tier_up_running = false;
+
+  // Installs the optimized code; from then on the handle's address is it.
+  static void install(const CompiledKernel& kernel, Linked linked) {
+    Private& state = *kernel.state_;
+    std::lock_guard lock(state.mutex);
+    state.dylibs.push_back(linked.dylib);
+    state.object = std::move(linked.object);
+    state.tier = CodeTier::optimized;
+    kernel.address_.store(linked.address, std::memory_order_release);
+  }
+
+  static void finish_tier_up(const CompiledKernel& kernel) {
+    Private& state = *kernel.state_;
+    {
+      std::lock_guard lock(state.mutex);
+      state.tier_up_running = false;
+    }
+    state.tier_changed.notify_all();
+  }
+
+  // Takes the pending tier-up if there is one (the caller then runs it), else returns null.
+  static TierUp take_tier_up(const CompiledKernel& kernel) {
+    Private& state = *kernel.state_;
+    TierUp job = std::move(state.tier_up);
+    state.tier_up = nullptr;
+    if (job) state.tier_up_running = true;
+    kernel.tier_up_pending_.store(false, std::memory_order_relaxed);
+    return job;
+  }
 };
 
 CompiledKernel::CompiledKernel(std::unique_ptr<Private> state)
-    : address_(state->address), state_(std::move(state)) {}
+    : address_(state->address), tier_up_pending_(static_cast<bool>(state->tier_up)), state_(std::move(state)) {}
 
 CompiledKernel::~CompiledKernel() {
-  if (state_->dylib) remove_dylib(*state_->dylib);
+  for (llvm::orc::JITDylib* dylib : state_->dylibs) remove_dylib(*dylib);
 }
 
 const std::string& CompiledKernel::symbol() const { return state_->symbol; }
 bool CompiledKernel::loaded_from_disk() const { return state_->loaded_from_disk; }
+
+CodeTier CompiledKernel::tier() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->tier;
+}
+
+void CompiledKernel::note_use() const {
+  Private::TierUp job;
+  {
+    std::lock_guard lock(state_->mutex);
+    if (!state_->tier_up || ++state_->uses < kUsesBeforeTierUp) return;
+    job = Private::take_tier_up(*this);
+  }
+  background_compiler::submit([job = std::move(job), self = shared_from_this()] { job(self); });
+}
+
+void CompiledKernel::wait_for_final_tier() const {
+  Private::TierUp job;
+  {
+    std::unique_lock lock(state_->mutex);
+    job = Private::take_tier_up(*this);
+    if (!job) {
+      state_->tier_changed.wait(lock, [&] { return !state_->tier_up_running; });
+      return;
+    }
+  }
+  job(shared_from_this());
+}
 
 struct Jit::Impl {
   struct Slot {
@@ -133,10 +248,17 @@ struct Jit::Impl {
   TargetDescription target;
   JitEngine& engine;
 
+  // Counted by tier-ups, which may finish after this Jit is gone.
+  struct BackgroundCounters {
+    std::atomic<std::uint64_t> tier_ups{0};
+    std::atomic<std::uint64_t> disk_writes{0};
+  };
+
   mutable std::mutex mutex;  // guards slots, use_clock, stats
   std::unordered_map<std::string, Slot> slots;
   std::uint64_t use_clock = 0;
   JitStats stats;
+  std::shared_ptr<BackgroundCounters> background = std::make_shared<BackgroundCounters>();
 
   explicit Impl(JitOptions given)
       : options(std::move(given)),
@@ -151,8 +273,12 @@ struct Jit::Impl {
   KernelHandle load_or_compile(const KernelKey& key, std::string_view symbol,
                                const ModuleBuilder& build, const DumpRequest* dump);
   KernelHandle compile(const KernelKey& key, std::string_view symbol, const ModuleBuilder& build,
-                       const DumpRequest* dump);
-  KernelHandle load_object(std::string object, std::string_view symbol);
+                       const DumpRequest* dump, CodeTier tier);
+  KernelHandle load_object(std::string object, std::string_view symbol, CodeTier tier,
+                           CompiledKernel::Private::TierUp tier_up);
+  // The job that compiles a quick kernel again, optimized, from its bitcode.
+  CompiledKernel::Private::TierUp make_tier_up(std::string bitcode, std::string_view symbol, const KernelKey& key);
+  void write_to_disk(const KernelKey& key, std::string_view symbol, CodeTier tier, const std::string& object);
   std::unique_ptr<llvm::Module> build_module(llvm::LLVMContext& context, std::string_view symbol,
                                              const ModuleBuilder& build);
   void write_assembly_dump(const std::string& object, const DumpRequest& dump);
@@ -171,7 +297,10 @@ const JitOptions& Jit::options() const { return impl_->options; }
 
 JitStats Jit::stats() const {
   std::lock_guard lock(impl_->mutex);
-  return impl_->stats;
+  JitStats stats = impl_->stats;
+  stats.tier_ups = impl_->background->tier_ups.load();
+  stats.disk_writes += impl_->background->disk_writes.load();
+  return stats;
 }
 
 std::size_t Jit::cached_kernel_count() const {
@@ -180,6 +309,8 @@ std::size_t Jit::cached_kernel_count() const {
 }
 
 std::uint64_t compile_count() { return process_compiles.load(); }
+
+void wait_for_tier_ups() { background_compiler::wait_idle(); }
 
 KernelHandle Jit::get_or_compile(const KernelKey& key, std::string_view symbol,
                                  const ModuleBuilder& build, const DumpRequest* dump) {
@@ -231,39 +362,57 @@ KernelHandle Jit::get_or_compile(const KernelKey& key, std::string_view symbol,
 
 KernelHandle Jit::Impl::load_or_compile(const KernelKey& key, std::string_view symbol,
                                         const ModuleBuilder& build, const DumpRequest* dump) {
-  if (options.cache_dir.empty()) return compile(key, symbol, build, dump);
-  const std::string identity = cache_identity(key, symbol, target);
-  const auto path = cache_file_path(options.cache_dir, identity);
-  auto read = read_cache_file(path, identity);
-  if (read.object) {
-    try {
-      auto kernel = load_object(std::move(*read.object), symbol);
-      count(&JitStats::disk_hits);
-      logger().debug("kernel {} loaded from the disk cache {}", symbol, path.string());
-      if (dump) write_dumps_for_cached(*kernel, symbol, build, *dump);
-      return kernel;
-    } catch (const InternalError& error) {
-      read.rejection = error.what();
+  // A dump shows the code that runs from then on: the optimized tier, compiled now.
+  const CodeTier first_tier = options.tiered && !dump ? CodeTier::quick : CodeTier::optimized;
+  if (options.cache_dir.empty()) return compile(key, symbol, build, dump, first_tier);
+  // The best tier on disk first: a kernel some process tiered up loads optimized.
+  for (CodeTier tier : {CodeTier::optimized, CodeTier::quick}) {
+    if (tier == CodeTier::quick && first_tier != CodeTier::quick) break;
+    const std::string identity = cache_identity(key, symbol, target, tier);
+    const auto path = cache_file_path(options.cache_dir, identity);
+    auto read = read_cache_file(path, identity);
+    if (read.object) {
+      try {
+        CompiledKernel::Private::TierUp tier_up;
+        if (tier == CodeTier::quick) {
+          llvm::LLVMContext context;
+          tier_up = make_tier_up(bitcode_of(*build_module(context, symbol, build)), symbol, key);
+        }
+        auto kernel = load_object(std::move(*read.object), symbol, tier, std::move(tier_up));
+        count(&JitStats::disk_hits);
+        logger().debug("kernel {} loaded from the disk cache {}", symbol, path.string());
+        if (dump) write_dumps_for_cached(*kernel, symbol, build, *dump);
+        return kernel;
+      } catch (const InternalError& error) {
+        read.rejection = error.what();
+      }
+    }
+    if (!read.rejection.empty()) {
+      count(&JitStats::disk_rejects);
+      logger().warn("ignoring kernel cache file {}: {}; compiling it again", path.string(),
+                    read.rejection);
     }
   }
-  if (!read.rejection.empty()) {
-    count(&JitStats::disk_rejects);
-    logger().warn("ignoring kernel cache file {}: {}; compiling it again", path.string(),
-                  read.rejection);
-  }
-  auto kernel = compile(key, symbol, build, dump);
-  if (kernel->internals().object.empty()) {
+  auto kernel = compile(key, symbol, build, dump, first_tier);
+  write_to_disk(key, symbol, first_tier, kernel->internals().object);
+  return kernel;
+}
+
+void Jit::Impl::write_to_disk(const KernelKey& key, std::string_view symbol, CodeTier tier,
+                              const std::string& object) {
+  if (object.empty()) {
     logger().error("the object of kernel {} was not captured; it is not cached on disk", symbol);
-    return kernel;
+    return;
   }
-  const std::string failure = write_cache_file(path, identity, kernel->internals().object);
+  const std::string identity = cache_identity(key, symbol, target, tier);
+  const auto path = cache_file_path(options.cache_dir, identity);
+  const std::string failure = write_cache_file(path, identity, object);
   if (failure.empty()) {
-    count(&JitStats::disk_writes);
+    background->disk_writes.fetch_add(1);
   } else {
     warn_once("cache directory " + options.cache_dir.string(),
               fmt::format("cannot write kernel cache file {}: {}", path.string(), failure));
   }
-  return kernel;
 }
 
 std::unique_ptr<llvm::Module> Jit::Impl::build_module(llvm::LLVMContext& context,
@@ -292,43 +441,73 @@ std::unique_ptr<llvm::Module> Jit::Impl::build_module(llvm::LLVMContext& context
 }
 
 KernelHandle Jit::Impl::compile(const KernelKey& key, std::string_view symbol,
-                                const ModuleBuilder& build, const DumpRequest* dump) {
+                                const ModuleBuilder& build, const DumpRequest* dump, CodeTier tier) {
   const auto start = Clock::now();
   auto context = std::make_unique<llvm::LLVMContext>();
   auto module = build_module(*context, symbol, build);
+  auto state = std::make_unique<CompiledKernel::Private>();
+  if (tier == CodeTier::quick) state->tier_up = make_tier_up(bitcode_of(*module), symbol, key);
   const double build_ms = milliseconds_since(start);
 
-  CompileSession session;
-  session.dump = dump;
-  ScopedCompileSession registration(engine.registry(), session_id(*module), session);
-  auto& lljit = engine.lljit();
-  auto& dylib = create_kernel_dylib(lljit);
-  auto state = std::make_unique<CompiledKernel::Private>();
-  state->address = add_and_look_up(
-      dylib, symbol,
-      [&] {
-        return lljit.addIRModule(
-            dylib, llvm::orc::ThreadSafeModule(std::move(module), std::move(context)));
-      },
-      &session);
-  state->dylib = &dylib;
+  Linked linked = link_module(std::move(module), std::move(context), symbol, tier, dump);
+  state->address = linked.address;
+  state->dylibs.push_back(linked.dylib);
   state->symbol = std::string(symbol);
-  state->object = std::move(session.object);
+  state->object = std::move(linked.object);
+  state->tier = tier;
   auto kernel = std::make_shared<const CompiledKernel>(std::move(state));
 
   ++process_compiles;
   count(&JitStats::compiles);
   const double total_ms = milliseconds_since(start);
   logger().info(
-      "compiled kernel {} in {:.2f} ms (build {:.2f}, optimize {:.2f}, codegen {:.2f}, link "
+      "compiled kernel {} ({}) in {:.2f} ms (build {:.2f}, optimize {:.2f}, codegen {:.2f}, link "
       "{:.2f}), key {}",
-      symbol, total_ms, build_ms, session.optimize_ms, session.codegen_ms,
-      total_ms - build_ms - session.optimize_ms - session.codegen_ms, short_hash(key.text));
+      symbol, tier == CodeTier::quick ? "quick" : "optimized", total_ms, build_ms, linked.optimize_ms,
+      linked.codegen_ms, total_ms - build_ms - linked.optimize_ms - linked.codegen_ms, short_hash(key.text));
   if (dump) write_assembly_dump(kernel->internals().object, *dump);
   return kernel;
 }
 
-KernelHandle Jit::Impl::load_object(std::string object, std::string_view symbol) {
+CompiledKernel::Private::TierUp Jit::Impl::make_tier_up(std::string bitcode, std::string_view symbol,
+                                                        const KernelKey& key) {
+  // Runs on the background thread (or a thread that dumps the kernel), maybe after this Jit is
+  // gone: it holds copies of what it needs, never the Impl.
+  return [bitcode = std::move(bitcode), symbol = std::string(symbol), key, target = target,
+          cache_dir = options.cache_dir,
+          counters = background](const std::shared_ptr<const CompiledKernel>& kernel) {
+    const auto start = Clock::now();
+    try {
+      auto context = std::make_unique<llvm::LLVMContext>();
+      auto parsed = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, symbol), *context);
+      if (!parsed) throw InternalError("cannot read back its bitcode: " + llvm::toString(parsed.takeError()));
+      Linked linked = link_module(std::move(*parsed), std::move(context), symbol, CodeTier::optimized, nullptr);
+      const double codegen_ms = linked.codegen_ms;
+      CompiledKernel::Private::install(*kernel, std::move(linked));
+      counters->tier_ups.fetch_add(1);
+      logger().info("optimized kernel {} in the background in {:.2f} ms (codegen {:.2f})", symbol,
+                    milliseconds_since(start), codegen_ms);
+      if (!cache_dir.empty()) {
+        const std::string identity = cache_identity(key, symbol, target, CodeTier::optimized);
+        const auto path = cache_file_path(cache_dir, identity);
+        const std::string failure = write_cache_file(path, identity, kernel->internals().object);
+        if (failure.empty()) counters->disk_writes.fetch_add(1);
+        else warn_once("cache directory " + cache_dir.string(),
+                       fmt::format("cannot write kernel cache file {}: {}", path.string(), failure));
+      }
+    } catch (const std::exception& error) {
+      try {
+        logger().error("optimizing kernel {} failed: {}; it keeps its first code", symbol, error.what());
+      } catch (...) {
+        // A background job reports its failure by logging; if even that fails, it stays quiet.
+      }
+    }
+    CompiledKernel::Private::finish_tier_up(*kernel);
+  };
+}
+
+KernelHandle Jit::Impl::load_object(std::string object, std::string_view symbol, CodeTier tier,
+                                    CompiledKernel::Private::TierUp tier_up) {
   auto& lljit = engine.lljit();
   auto& dylib = create_kernel_dylib(lljit);
   auto state = std::make_unique<CompiledKernel::Private>();
@@ -339,10 +518,12 @@ KernelHandle Jit::Impl::load_object(std::string object, std::string_view symbol)
                                               object, "tensorjit.cached." + std::string(symbol)));
       },
       nullptr);
-  state->dylib = &dylib;
+  state->dylibs.push_back(&dylib);
   state->symbol = std::string(symbol);
   state->loaded_from_disk = true;
   state->object = std::move(object);
+  state->tier = tier;
+  state->tier_up = std::move(tier_up);
   return std::make_shared<const CompiledKernel>(std::move(state));
 }
 
@@ -361,11 +542,12 @@ void Jit::Impl::write_assembly_dump(const std::string& object, const DumpRequest
 
 void Jit::Impl::write_dumps_for_cached(const CompiledKernel& kernel, std::string_view symbol,
                                        const ModuleBuilder& build, const DumpRequest& dump) {
+  kernel.wait_for_final_tier();  // the dump shows the code that runs from now on
   try {
     llvm::LLVMContext context;
     auto module = build_module(context, symbol, build);
     write_dump_file(dump.folder, dump.kernel_name + ".ll", module_text(*module));
-    auto machine = engine.machines().acquire();
+    auto machine = engine.machines(CodeTier::optimized).acquire();
     if (!machine) throw InternalError(llvm::toString(machine.takeError()));
     run_pipeline(*module, &**machine, kKernelPipeline);
     write_dump_file(dump.folder, dump.kernel_name + ".opt.ll", module_text(*module));

@@ -50,9 +50,10 @@ llvm::Error error_from_exception(const std::exception_ptr& failure) {
 // buffer is named by the module's session_id, so the object transform can find the session.
 class PooledCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
  public:
-  PooledCompiler(TargetMachinePool& machines, CompileRegistry& registry)
-      : IRCompiler(llvm::orc::irManglingOptionsFromTargetOptions(machines.builder().getOptions())),
-        machines_(machines),
+  PooledCompiler(JitEngine& engine, CompileRegistry& registry)
+      : IRCompiler(llvm::orc::irManglingOptionsFromTargetOptions(
+            engine.machines(CodeTier::optimized).builder().getOptions())),
+        engine_(engine),
         registry_(registry) {}
 
   llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> operator()(llvm::Module& module) override {
@@ -66,7 +67,9 @@ class PooledCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
  private:
   llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> compile(llvm::Module& module) {
     const auto start = Clock::now();
-    auto machine = machines_.acquire();
+    const std::string id = session_id(module);
+    CompileSession* session = registry_.find(id);
+    auto machine = engine_.machines(session ? session->tier : CodeTier::optimized).acquire();
     if (!machine) return machine.takeError();
     llvm::SmallVector<char, 0> object;
     llvm::raw_svector_ostream stream(object);
@@ -76,24 +79,22 @@ class PooledCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
       return llvm::make_error<llvm::StringError>("the target cannot emit machine code",
                                                  llvm::inconvertibleErrorCode());
     passes.run(module);
-    const std::string id = session_id(module);
-    if (CompileSession* session = registry_.find(id))
-      session->codegen_ms = milliseconds_since(start);
+    if (session) session->codegen_ms = milliseconds_since(start);
     return std::make_unique<llvm::SmallVectorMemoryBuffer>(std::move(object), id,
                                                            /*RequiresNullTerminator=*/false);
   }
 
-  TargetMachinePool& machines_;
+  JitEngine& engine_;
   CompileRegistry& registry_;
 };
 
 // The IR transform's work on one module, which may throw (file writes, allocation).
-void optimize_with_dumps(llvm::Module& module, TargetMachinePool& machines,
-                         CompileSession* session) {
+void optimize_with_dumps(llvm::Module& module, JitEngine& engine, CompileSession* session) {
   const auto start = Clock::now();
   if (session && session->dump)
     write_dump_file(session->dump->folder, session->dump->kernel_name + ".ll", module_text(module));
-  auto machine = machines.acquire();
+  // The session's tier's pool: a first quick compile then makes one TargetMachine, not two.
+  auto machine = engine.machines(session ? session->tier : CodeTier::optimized).acquire();
   if (!machine) throw InternalError(llvm::toString(machine.takeError()));
   run_pipeline(module, &**machine, kKernelPipeline);
   if (session && session->dump)
@@ -104,7 +105,7 @@ void optimize_with_dumps(llvm::Module& module, TargetMachinePool& machines,
 
 }  // namespace
 
-llvm::orc::JITTargetMachineBuilder kernel_target_machine_builder() {
+llvm::orc::JITTargetMachineBuilder kernel_target_machine_builder(CodeTier tier) {
   auto detected = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!detected)
     throw InternalError("cannot describe the host CPU to LLVM: " +
@@ -114,7 +115,7 @@ llvm::orc::JITTargetMachineBuilder kernel_target_machine_builder() {
   // memory above 2 GiB (it does on Linux).
   detected->setCodeModel(llvm::CodeModel::Small);
   detected->setRelocationModel(llvm::Reloc::PIC_);
-  detected->setCodeGenOptLevel(kKernelCodegenLevel);
+  detected->setCodeGenOptLevel(codegen_level(tier));
   detected->getOptions().AllowFPOpFusion = llvm::FPOpFusion::Strict;
   return std::move(*detected);
 }
@@ -132,8 +133,10 @@ JitEngine::JitEngine() {
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::InitializeNativeTargetDisassembler();
 
-  auto target_machine_builder = kernel_target_machine_builder();
-  machines_ = std::make_unique<TargetMachinePool>(target_machine_builder);
+  auto target_machine_builder = kernel_target_machine_builder(CodeTier::optimized);
+  machines_[static_cast<int>(CodeTier::quick)] =
+      std::make_unique<TargetMachinePool>(kernel_target_machine_builder(CodeTier::quick));
+  machines_[static_cast<int>(CodeTier::optimized)] = std::make_unique<TargetMachinePool>(target_machine_builder);
   // In-place dispatch: each compile and link runs on the thread that asked for the kernel (no
   // thread started per compile, and a failure's report reaches that thread, see
   // take_reported_errors). Several threads may compile at once: the compile function and the
@@ -155,7 +158,7 @@ JitEngine::JitEngine() {
           .setCompileFunctionCreator(
               [this](llvm::orc::JITTargetMachineBuilder)
                   -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
-                return std::make_unique<PooledCompiler>(*machines_, registry_);
+                return std::make_unique<PooledCompiler>(*this, registry_);
               })
           // Kernels have no static constructors: no platform runtime is needed.
           .setPlatformSetUp(llvm::orc::setUpInactivePlatform)
@@ -186,7 +189,7 @@ void JitEngine::install_transforms() {
         module.withModuleDo([&](llvm::Module& inner) {
           CompileSession* session = registry_.find(session_id(inner));
           try {
-            optimize_with_dumps(inner, *machines_, session);
+            optimize_with_dumps(inner, *this, session);
           } catch (...) {
             failure = std::current_exception();
             if (session) session->failure = failure;

@@ -26,7 +26,8 @@ class JitEngine {
 
   llvm::orc::LLJIT& lljit() { return *lljit_; }
   CompileRegistry& registry() { return registry_; }
-  TargetMachinePool& machines() { return *machines_; }
+  // TargetMachines made for one tier's codegen level.
+  TargetMachinePool& machines(CodeTier tier) { return *machines_[static_cast<int>(tier)]; }
   const llvm::DataLayout& data_layout() const { return lljit_->getDataLayout(); }
   const llvm::Triple& triple() const { return lljit_->getTargetTriple(); }
 
@@ -35,7 +36,7 @@ class JitEngine {
   void install_transforms();
 
   CompileRegistry registry_;
-  std::unique_ptr<TargetMachinePool> machines_;
+  std::unique_ptr<TargetMachinePool> machines_[2];  // by CodeTier
   std::unique_ptr<llvm::orc::LLJIT> lljit_;
 };
 
@@ -43,9 +44,9 @@ class JitEngine {
 // an unresolved symbol), joined with "; ". Empty if none.
 std::string take_reported_errors();
 
-// The JITTargetMachineBuilder every kernel is compiled with: the host CPU and features, small
-// code model, kKernelCodegenLevel, FP op fusion Strict (no contraction, DESIGN.md contract 4).
-// Throws tensorjit::InternalError if the host cannot be detected.
-llvm::orc::JITTargetMachineBuilder kernel_target_machine_builder();
+// The JITTargetMachineBuilder kernels of `tier` are compiled with: the host CPU and features,
+// small code model, the tier's codegen level, FP op fusion Strict (no contraction, DESIGN.md
+// contract 4). Throws tensorjit::InternalError if the host cannot be detected.
+llvm::orc::JITTargetMachineBuilder kernel_target_machine_builder(CodeTier tier);
 
 }  // namespace tensorjit::codegen

@@ -41,6 +41,12 @@ Config read_config() {
   codegen::set_log_level(c.log_level);
   if (auto v = env("TENSORJIT_DUMP")) c.dump_dir = *v;
   if (auto v = env("TENSORJIT_CACHE_DIR")) c.cache_dir = *v;
+  if (auto v = env("TENSORJIT_TIERED")) {
+    TJ_CHECK(*v == "0" || *v == "1") << "TENSORJIT_TIERED=" << *v << " is not 0 or 1; give 1 to compile each "
+                                     << "kernel quickly first and optimize it when used again, 0 to "
+                                     << "compile every kernel optimized at once";
+    c.tiered = *v == "1";
+  }
   if (auto v = env("TENSORJIT_BUFFER_CACHE_MB")) {
     std::size_t mb = 0;
     auto [end, error] = std::from_chars(v->data(), v->data() + v->size(), mb);

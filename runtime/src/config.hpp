@@ -14,6 +14,7 @@ struct Config {
   std::string log_level = "warn";       // TENSORJIT_LOG
   std::filesystem::path dump_dir;       // TENSORJIT_DUMP (empty: no dumps)
   std::filesystem::path cache_dir;      // TENSORJIT_CACHE_DIR (empty: no disk cache)
+  bool tiered = true;                   // TENSORJIT_TIERED: 1 (quick code first) or 0 (optimized at once)
   std::size_t buffer_cache_mb = 1024;   // TENSORJIT_BUFFER_CACHE_MB: freed large buffers kept for reuse
 };
 

@@ -9,6 +9,7 @@ codegen::Jit& jit() {
     codegen::JitOptions options;
     options.vector_bits = config().vector_bits;
     options.cache_dir = config().cache_dir;
+    options.tiered = config().tiered;
     return options;
   }());
   return instance;

@@ -77,7 +77,7 @@ std::size_t emit_object(llvm::TargetMachine& machine, llvm::Module& module) {
 
 // ns per element of the multiply-add kernel on L1-resident data, compiled at `level`.
 double kernel_ns_per_element(llvm::CodeGenOptLevel level, int bits) {
-  auto builder = codegen::kernel_target_machine_builder();
+  auto builder = codegen::kernel_target_machine_builder(codegen::CodeTier::optimized);
   builder.setCodeGenOptLevel(level);
   auto jit = llvm::cantFail(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(builder).create());
   auto fresh = build_fresh(jit->getDataLayout(), jit->getTargetTriple().str(), bits);
@@ -116,7 +116,7 @@ TEST_CASE("bench: compile latency of a small vector kernel, and cache hits" * do
               median_ms(
                   kRuns, [] {}, [&] { fresh = build_fresh(layout, triple, bits); }));
 
-  auto machine = llvm::cantFail(engine.machines().acquire());
+  auto machine = llvm::cantFail(engine.machines(codegen::CodeTier::optimized).acquire());
   for (auto pipeline : {codegen::Pipeline::none, codegen::Pipeline::instcombine_simplifycfg,
                         codegen::Pipeline::o1, codegen::Pipeline::o2}) {
     const double ms = median_ms(
@@ -127,7 +127,7 @@ TEST_CASE("bench: compile latency of a small vector kernel, and cache hits" * do
   }
   for (auto level : {llvm::CodeGenOptLevel::None, llvm::CodeGenOptLevel::Less,
                      llvm::CodeGenOptLevel::Default, llvm::CodeGenOptLevel::Aggressive}) {
-    auto builder = codegen::kernel_target_machine_builder();
+    auto builder = codegen::kernel_target_machine_builder(codegen::CodeTier::optimized);
     builder.setCodeGenOptLevel(level);
     auto level_machine = llvm::cantFail(builder.createTargetMachine());
     std::size_t bytes = 0;

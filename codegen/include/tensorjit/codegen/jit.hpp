@@ -16,8 +16,15 @@
 // function(instcombine, simplifycfg), no loop unrolling (kernels unroll themselves); codegen at
 // CodeGenOptLevel::Default; small code model; no fast-math flags and FP op fusion Strict, so a
 // multiply followed by an add stays two roundings (DESIGN.md contract 4).
+//
+// Tiers (JitOptions::tiered, docs/codegen.md "Tiers"). A kernel is first compiled quickly
+// (CodeGenOptLevel::None: FastISel, fast register allocation); when it is used a second time, the
+// same IR is compiled again at Default on a background thread, and the handle's address switches
+// to that code once it is linked. Both tiers compute the same bits (codegen levels do not change
+// floating-point semantics here: no fast-math, no contraction); only their speed differs.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -49,6 +56,11 @@ struct DumpRequest {
   std::string kernel_name;
 };
 
+enum class CodeTier : std::uint8_t {
+  quick,      // CodeGenOptLevel::None
+  optimized,  // CodeGenOptLevel::Default
+};
+
 struct JitOptions {
   // Kernels are built at this width; nullopt means the host's native width.
   std::optional<int> vector_bits;
@@ -58,11 +70,16 @@ struct JitOptions {
   // code is freed (through its ORC resource tracker) once no CompiledKernel handle holds it. At
   // roughly 8-16 KiB of JIT memory per small kernel, the default bounds the code at ~16 MiB.
   std::size_t memory_cache_capacity = 1024;
+  // Compile in two tiers (above). Off: every kernel is compiled once, optimized, on the calling
+  // thread. Kernels asked for with a DumpRequest are always compiled optimized at once, so their
+  // dumps show the code that runs.
+  bool tiered = false;
 };
 
 // One linked kernel. Its code stays mapped while any handle to it lives, even after eviction, so
-// a thread running a kernel is never left with a dangling address.
-class CompiledKernel {
+// a thread running a kernel is never left with a dangling address (with tiers, both tiers' code
+// stays mapped: a thread may still run the first while the second is installed).
+class CompiledKernel : public std::enable_shared_from_this<CompiledKernel> {
  public:
   struct Private;
   explicit CompiledKernel(std::unique_ptr<Private> state);
@@ -70,11 +87,18 @@ class CompiledKernel {
   CompiledKernel(const CompiledKernel&) = delete;
   CompiledKernel& operator=(const CompiledKernel&) = delete;
 
-  void* address() const { return address_; }
+  // The current code: the best tier linked so far.
+  void* address() const { return address_.load(std::memory_order_acquire); }
+  // The code to run for one use of the kernel; a use is what makes a quick kernel tier up.
   template <typename Function>
   Function* as() const {
-    return reinterpret_cast<Function*>(address_);
+    if (tier_up_pending_.load(std::memory_order_relaxed)) note_use();
+    return reinterpret_cast<Function*>(address());
   }
+  CodeTier tier() const;
+  // Blocks until no tier-up is pending or running for this kernel: at once when it is optimized,
+  // or was never going to be. Runs a tier-up not yet started on this thread.
+  void wait_for_final_tier() const;
   const std::string& symbol() const;
   // How this handle's code got here: compiled in this process, or loaded from the disk cache.
   bool loaded_from_disk() const;
@@ -82,7 +106,9 @@ class CompiledKernel {
   const Private& internals() const { return *state_; }
 
  private:
-  void* address_;
+  void note_use() const;
+  mutable std::atomic<void*> address_;
+  mutable std::atomic<bool> tier_up_pending_{false};
   std::unique_ptr<Private> state_;
 };
 
@@ -96,6 +122,7 @@ struct JitStats {
   std::uint64_t disk_writes = 0;   // cache files written
   std::uint64_t disk_rejects = 0;  // cache files found corrupt, truncated or foreign (ignored)
   std::uint64_t evictions = 0;     // kernels dropped from the in-memory cache by its bound
+  std::uint64_t tier_ups = 0;      // quick kernels compiled again, optimized (not in `compiles`)
 };
 
 class Jit {
@@ -126,7 +153,10 @@ class Jit {
 };
 
 // Modules compiled (built, optimized, code-generated) by every Jit of this process; a test shows
-// that a second eval compiles nothing by reading it before and after.
+// that a second eval compiles nothing by reading it before and after. Tier-ups are not counted.
 std::uint64_t compile_count();
+
+// Blocks until every tier-up of the process asked for so far is linked (tests, benchmarks).
+void wait_for_tier_ups();
 
 }  // namespace tensorjit::codegen
