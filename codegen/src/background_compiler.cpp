@@ -25,6 +25,16 @@ struct Worker {
   bool stopping = false;
   std::thread thread;
 
+  // Static objects LLVM constructs lazily register their destructors when first used; at exit
+  // those registered after our handler run first, under a compile that may still need them.
+  // Registering again (before and after each of the first jobs) puts the handler after them.
+  // Caller holds the mutex.
+  void register_exit_handler() {
+    if (stopping || exit_registrations >= kExitRegistrations) return;
+    ++exit_registrations;
+    std::atexit(drain_and_stop);
+  }
+
   void loop() {
     std::unique_lock lock(mutex);
     for (;;) {
@@ -33,17 +43,12 @@ struct Worker {
       std::function<void()> job = std::move(queue.front());
       queue.pop_front();
       running_job = true;
+      register_exit_handler();
       lock.unlock();
       job();
       lock.lock();
       running_job = false;
-      // Static objects LLVM constructed during the job registered their destructors after our
-      // handler; at exit they would run first, under a compile that still needs them. Registering
-      // again puts the handler after them.
-      if (!stopping && exit_registrations < kExitRegistrations) {
-        ++exit_registrations;
-        std::atexit(drain_and_stop);
-      }
+      register_exit_handler();
       changed.notify_all();
     }
   }
@@ -67,6 +72,13 @@ void drain_and_stop() {
   if (w.thread.joinable()) w.thread.join();
 }
 
+// Caller holds the worker's mutex.
+void start_locked(Worker& w) {
+  if (w.thread.joinable() || w.stopping) return;
+  w.thread = std::thread([&w] { w.loop(); });
+  w.register_exit_handler();
+}
+
 }  // namespace
 
 void submit(std::function<void()> job) {
@@ -75,12 +87,15 @@ void submit(std::function<void()> job) {
     std::lock_guard lock(w.mutex);
     if (w.stopping) return;  // exiting: a compile started now could outlive LLVM's statics
     w.queue.push_back(std::move(job));
-    if (!w.thread.joinable()) {
-      w.thread = std::thread([&w] { w.loop(); });
-      std::atexit(drain_and_stop);
-    }
+    start_locked(w);
   }
   w.changed.notify_all();
+}
+
+void start() {
+  Worker& w = worker();
+  std::lock_guard lock(w.mutex);
+  start_locked(w);
 }
 
 void wait_idle() {

@@ -47,6 +47,8 @@ using Clock = std::chrono::steady_clock;
 std::atomic<std::uint64_t> process_compiles{0};
 // A quick kernel tiers up on this use (the first is the one it was compiled for).
 constexpr int kUsesBeforeTierUp = 2;
+// Set once the process has compiled a kernel optimized (see CompiledKernel::note_use).
+std::atomic<bool> first_tier_up_done{false};
 std::atomic<std::uint64_t> dylib_counter{0};
 
 double milliseconds_since(Clock::time_point start) {
@@ -221,6 +223,15 @@ void CompiledKernel::note_use() const {
     std::lock_guard lock(state_->mutex);
     if (!state_->tier_up || ++state_->uses < kUsesBeforeTierUp) return;
     job = Private::take_tier_up(*this);
+  }
+  // The process's first optimized compile runs here, on the thread that uses the kernel: LLVM
+  // constructs statics lazily in it (X86's fold tables), and the background thread, whose exit
+  // handler must come after them, starts only once they exist (background_compiler.hpp, "Exit").
+  if (!first_tier_up_done.load(std::memory_order_acquire)) {
+    job(shared_from_this());
+    first_tier_up_done.store(true, std::memory_order_release);
+    background_compiler::start();
+    return;
   }
   background_compiler::submit([job = std::move(job), self = shared_from_this()] { job(self); });
 }
