@@ -126,6 +126,10 @@ void run_task(const Plan<T>& plan, std::int64_t index) {
   region.b_col_stride = args.b.col_stride;
   region.c = args.c.data + batch * args.c.batch_stride + row0 * args.c.row_stride + col0;
   region.c_row_stride = args.c.row_stride;
+  const StoreStage<T>& stage = args.store_stage;
+  if (stage.column_bias != nullptr)
+    region.stage.bias = stage.column_bias + batch * stage.column_bias_batch_stride + col0;
+  region.stage.relu = stage.activation == Activation::relu;
   region.epilogue = args.epilogue;
   region.epilogue_context = args.epilogue_context;
   region.batch = batch;

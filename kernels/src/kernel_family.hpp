@@ -14,6 +14,16 @@ struct Blocking {
   std::int64_t mc = 0, kc = 0, nc = 0;  // cache blocks: mc % mr == 0, nc % nr == 0
 };
 
+// The store stage (gemm.hpp's StoreStage) as the kernels see it: `bias` points at the bias of the
+// first column they compute (null: no bias), so a tile at column offset j passes bias + j.
+template <class T>
+struct TileStage {
+  const T* bias = nullptr;
+  bool relu = false;
+  bool active() const { return bias != nullptr || relu; }
+  TileStage at_column(std::int64_t column) const { return {bias != nullptr ? bias + column : nullptr, relu}; }
+};
+
 // One rectangular region of one batch of C, computed whole (all of k) by one task.
 template <class T>
 struct RegionProblem {
@@ -24,6 +34,7 @@ struct RegionProblem {
   std::int64_t b_row_stride = 0, b_col_stride = 0;
   T* c = nullptr;  // element (0, 0) of the region
   std::int64_t c_row_stride = 0;
+  TileStage<T> stage{};  // applied to the region's final values, before the epilogue
   Epilogue<T> epilogue = nullptr;
   void* epilogue_context = nullptr;
   std::int64_t batch = 0, row0 = 0, col0 = 0;  // where the region sits, for the epilogue

@@ -6,7 +6,7 @@
 //   for jr in n step NR                 (column blocks of B and C)
 //     B columns of a partial block: copied once into a zero-padded k x NR buffer
 //     for ir in m step MR               (row blocks; the last one split into 8, 4, 2, 1 rows)
-//       unpacked kernel over all of k, then the epilogue on that tile
+//       unpacked kernel over all of k, the store stage (in registers), then the epilogue on that tile
 //
 // No KC blocking: each tile's chains run over all of k at once, so every element is one FMA chain
 // in increasing k and C is written once.
@@ -37,13 +37,14 @@ void unpacked_column_block(const detail::RegionProblem<T>& problem, std::int64_t
     constexpr int ROWS = decltype(rows_constant)::value;
     const T* a = problem.a + row * problem.a_row_stride;
     T* c = problem.c + row * ldc + col;
+    const detail::TileStage<T> stage = problem.stage.at_column(col);
     if (full_width) {
       UnpackedKernel<T, V, ROWS, NV>::run(problem.k, a, problem.a_row_stride, problem.a_col_stride, b, b_row_stride,
-                                          c, ldc);
+                                          c, ldc, stage);
     } else {
       UnpackedKernel<T, V, ROWS, NV>::run(problem.k, a, problem.a_row_stride, problem.a_col_stride, b, b_row_stride,
-                                          tile, width);
-      for (int r = 0; r < ROWS; ++r) std::memcpy(c + r * ldc, tile + r * width, cols * sizeof(T));
+                                          tile, width, {});
+      store_finished(c, ldc, tile, width, ROWS, cols, stage);
     }
     if (problem.epilogue != nullptr)
       problem.epilogue(problem.epilogue_context, c, ldc, problem.row0 + row, problem.col0 + col, ROWS, cols,

@@ -6,12 +6,14 @@
 //    order of a[r, p] * b[p, j] — the same chain as the reference, so the bits are the same;
 //  - A is read at a[r * a_row_stride + p * a_col_stride] (any strides);
 //  - B's rows are contiguous: b[p * b_row_stride + j] for j < NV * lanes, all readable;
-//  - c is a full tile, row stride ldc, column stride 1.
+//  - c is a full tile, row stride ldc, column stride 1; the store stage (store_stage.hpp) is
+//    applied to the chains before they are stored.
 #pragma once
 
 #include <cstdint>
 
 #include "simd.hpp"
+#include "store_stage.hpp"
 
 namespace tensorjit::kernels {
 namespace {
@@ -22,7 +24,8 @@ struct UnpackedKernel {
   static constexpr int columns = NV * lanes;
 
   [[gnu::noinline]] static void run(std::int64_t k, const T* a, std::int64_t a_row_stride, std::int64_t a_col_stride,
-                                    const T* b, std::int64_t b_row_stride, T* c, std::int64_t ldc) {
+                                    const T* b, std::int64_t b_row_stride, T* c, std::int64_t ldc,
+                                    detail::TileStage<T> stage) {
     V acc[ROWS][NV];
 #pragma GCC unroll 32
     for (int r = 0; r < ROWS; ++r)
@@ -48,6 +51,7 @@ struct UnpackedKernel {
       for (int g = 0; g < groups; ++g) group_row[g] += a_col_stride;
       b += b_row_stride;
     }
+    if (stage.active()) finish_tile<T, V, ROWS, NV>(acc, stage);
 #pragma GCC unroll 32
     for (int r = 0; r < ROWS; ++r)
 #pragma GCC unroll 8

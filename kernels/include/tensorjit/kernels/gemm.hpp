@@ -66,6 +66,23 @@ template <class T>
 using Epilogue = void (*)(void* context, T* c, std::int64_t ldc, std::int64_t row0, std::int64_t col0,
                           std::int64_t rows, std::int64_t cols, std::int64_t batch);
 
+// A column bias and an activation the micro-kernels apply to their accumulators before they store
+// a finished tile: c[b][i][j] = activation(chain[b][i][j] + column_bias[b * column_bias_batch_stride
+// + j]) (each an IEEE operation on the element's one FMA chain; no bias when column_bias is null).
+// For the most common consumers of a product (a dense layer's bias and relu) this is cheaper than
+// the epilogue hook: C is stored once, with its final values, and never reloaded. When both are
+// given, the hook sees the values after this stage. The bias's columns are contiguous.
+enum class Activation {
+  none,
+  relu,  // x > 0 or NaN ? x : +0 (NaN kept, -0 becomes +0)
+};
+template <class T>
+struct StoreStage {
+  const T* column_bias = nullptr;
+  std::int64_t column_bias_batch_stride = 0;  // 0: one bias for every batch
+  Activation activation = Activation::none;
+};
+
 // The caller's parallel-for: kernels/ owns no threads. run(context, n_tasks, task, task_context)
 // must call task(task_context, i) exactly once for every i in [0, n_tasks), in any order and on any
 // threads, and return when all calls have returned. Tasks never throw (gemm() catches inside).
@@ -109,6 +126,7 @@ struct GemmArgs {
   MatrixView<T> a{};
   MatrixView<T> b{};
   OutputView<T> c{};
+  StoreStage<T> store_stage{};
   Epilogue<T> epilogue = nullptr;
   void* epilogue_context = nullptr;
 };
