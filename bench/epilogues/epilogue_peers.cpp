@@ -5,8 +5,8 @@
 //   wide   a product whose output dominates, 4096 × 64 → 4096, then + bias, gelu_tanh, + a
 //          residual: fused vs our unfused product-then-elementwise (two evals), on all cores.
 //   mlp    the MLP 784-512-10 forward, batch 256: tensorjit vs Eigen vs NumPy (OpenBLAS).
-// Each round runs every contender once, in turn; a run repeats the call for at least 20 ms and
-// reports its mean; the table gives the median over rounds. The clock is the calling thread's CPU
+// Each round runs every contender once, in turn, starting one further each round; a run repeats
+// the call for at least 20 ms and reports its mean; the table gives the median over rounds. The clock is the calling thread's CPU
 // time with --clock cpu (stable on a shared machine for one-thread runs), else wall time.
 #include <omp.h>
 
@@ -52,8 +52,12 @@ struct Contender {
 
 void run_rounds(std::vector<Contender>& contenders, const Options& options) {
   for (auto& c : contenders) c.call();  // warm: compiles, plans, workspaces, primitives
+  // Round r starts with contender r: whoever runs right after another library (its heap, its
+  // cache footprint) measured up to 3 % slower, so every contender takes every place in turn.
+  const std::size_t count = contenders.size();
   for (int round = 0; round < options.rounds; ++round)
-    for (auto& c : contenders) {
+    for (std::size_t turn = 0; turn < count; ++turn) {
+      Contender& c = contenders[(static_cast<std::size_t>(round) + turn) % count];
       int calls = 0;
       const double start = now_seconds(options.cpu_clock);
       double elapsed = 0;
