@@ -5,7 +5,8 @@
 //   (B with strided rows: packed once into NR-wide panels)
 //   for jr in n step NR                 (column blocks of B and C)
 //     B columns of a partial block: copied once into a zero-padded k x NR buffer
-//     for ir in m step MR               (row blocks; the last one split into 8, 4, 2, 1 rows)
+//     for ir in m step MR               (row blocks; the last one split into 8, 4, 2, 1 rows;
+//                                        the first stores a contiguous copy of B's block for the others)
 //       unpacked kernel over all of k, the store stage (in registers), then the epilogue on that tile
 //
 // No KC blocking: each tile's chains run over all of k at once, so every element is one FMA chain
@@ -24,32 +25,42 @@ namespace tensorjit::kernels {
 namespace {
 
 // One column block [col, col + cols) of NV vectors for rows [0, m), `b` already readable at
-// NV*lanes columns per row with row stride b_row_stride.
+// NV*lanes columns per row with row stride b_row_stride. With `b_copy` (room for k x NV*lanes
+// values; full-width blocks only), the first row block also stores the B rows it reads there, and
+// the other row blocks read that contiguous copy: B's rows a power of two apart (a 2 KiB row
+// stride for n = 512 f32) collide in a few L1 and L2 sets, and reading them in place for every
+// row block measured 15 % slower in some processes (docs/gemm.md).
 template <class T, class V, int MR, int NV>
 void unpacked_column_block(const detail::RegionProblem<T>& problem, std::int64_t col, int cols, const T* b,
-                           std::int64_t b_row_stride) {
+                           std::int64_t b_row_stride, T* b_copy = nullptr) {
   constexpr int width = UnpackedKernel<T, V, 1, NV>::columns;
   const std::int64_t ldc = problem.c_row_stride;
   const bool full_width = cols == width;
+  const detail::TileStage<T> stage = problem.stage.at_column(col);
   alignas(64) T tile[MR * width];
   // Runs a ROWS-row kernel at `row`, through the temporary when the block is narrower than NV vectors.
   auto rows_at = [&](auto rows_constant, std::int64_t row) {
     constexpr int ROWS = decltype(rows_constant)::value;
     const T* a = problem.a + row * problem.a_row_stride;
     T* c = problem.c + row * ldc + col;
-    const detail::TileStage<T> stage = problem.stage.at_column(col);
-    if (full_width) {
-      UnpackedKernel<T, V, ROWS, NV>::run(problem.k, a, problem.a_row_stride, problem.a_col_stride, b, b_row_stride,
-                                          c, ldc, stage);
+    using Kernel = UnpackedKernel<T, V, ROWS, NV>;
+    if (full_width && b_copy != nullptr) {
+      Kernel::template run<true>(problem.k, a, problem.a_row_stride, problem.a_col_stride, b, b_row_stride, c, ldc,
+                                 stage, b_copy);
+      b = b_copy;
+      b_row_stride = width;
+      b_copy = nullptr;
+    } else if (full_width) {
+      Kernel::run(problem.k, a, problem.a_row_stride, problem.a_col_stride, b, b_row_stride, c, ldc, stage);
     } else {
-      UnpackedKernel<T, V, ROWS, NV>::run(problem.k, a, problem.a_row_stride, problem.a_col_stride, b, b_row_stride,
-                                          tile, width, {});
+      Kernel::run(problem.k, a, problem.a_row_stride, problem.a_col_stride, b, b_row_stride, tile, width, {});
       store_finished(c, ldc, tile, width, ROWS, cols, stage);
     }
     if (problem.epilogue != nullptr)
       problem.epilogue(problem.epilogue_context, c, ldc, problem.row0 + row, problem.col0 + col, ROWS, cols,
                        problem.batch);
   };
+  if (problem.m < 2 * MR) b_copy = nullptr;  // a single row block reads B once anyway
   std::int64_t row = 0;
   for (; row + MR <= problem.m; row += MR) rows_at(std::integral_constant<int, MR>{}, row);
   if constexpr (MR > 8) {
@@ -96,7 +107,7 @@ void unpacked_gemm(const detail::RegionProblem<T>& problem) {
   const std::int64_t n = problem.n, k = problem.k;
   std::int64_t col = 0;
   for (; col + NR <= n; col += NR)
-    unpacked_column_block<T, V, MR, NV>(problem, col, NR, problem.b + col, problem.b_row_stride);
+    unpacked_column_block<T, V, MR, NV>(problem, col, NR, problem.b + col, problem.b_row_stride, problem.workspace);
   if (col == n) return;
   // The last columns: copy them zero padded so the kernel's full-vector loads stay in bounds.
   const int cols = static_cast<int>(n - col);

@@ -23,9 +23,10 @@ struct UnpackedKernel {
   static constexpr int lanes = lanes_of<V, T>;
   static constexpr int columns = NV * lanes;
 
+  template <bool CopiesB = false>
   [[gnu::noinline]] static void run(std::int64_t k, const T* a, std::int64_t a_row_stride, std::int64_t a_col_stride,
                                     const T* b, std::int64_t b_row_stride, T* c, std::int64_t ldc,
-                                    detail::TileStage<T> stage) {
+                                    detail::TileStage<T> stage, T* __restrict b_copy = nullptr) {
     V acc[ROWS][NV];
 #pragma GCC unroll 32
     for (int r = 0; r < ROWS; ++r)
@@ -41,6 +42,11 @@ struct UnpackedKernel {
       V b_row[NV];
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) b_row[v] = load_vector<V>(b + v * lanes);
+      if constexpr (CopiesB) {
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) store_vector(b_copy + v * lanes, b_row[v]);
+        b_copy += columns;
+      }
 #pragma GCC unroll 32
       for (int r = 0; r < ROWS; ++r) {
         const V a_value = broadcast<V, T>(group_row[r / 3][(r % 3) * a_row_stride]);
