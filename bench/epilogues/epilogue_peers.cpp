@@ -3,7 +3,8 @@
 //          unfused matmul-then-pass, OpenBLAS sgemm + a bias+relu pass, oneDNN matmul with bias
 //          and relu post-ops. Meant for one thread pinned to one core (run.sh).
 //   wide   a product whose output dominates, 4096 × 64 → 4096, then + bias, gelu_tanh, + a
-//          residual: fused vs our unfused product-then-elementwise (two evals), on all cores.
+//          residual: fused vs our unfused product-then-elementwise (two evals), on all cores;
+//          then the same with relu, and relu(x·W + b) alone (the GEMM's store stage).
 //   mlp    the MLP 784-512-10 forward, batch 256: tensorjit vs Eigen vs NumPy (OpenBLAS).
 // Each round runs every contender once, in turn, starting one further each round; a run repeats
 // the call for at least 20 ms and reports its mean; the table gives the median over rounds. The clock is the calling thread's CPU
@@ -160,6 +161,15 @@ void wide_section(const Options& options) {
                           unfused_result = (tj::gelu_tanh(product + b) + residual).eval();
                         }});
   contenders.push_back({"tensorjit bare x·W", [&] { tj::matmul(x, w).eval(); }});
+  // The same with a cheap activation: what the epilogue's tile kernel and its tile-order reads
+  // of the residual cost, without gelu_tanh's arithmetic to hide them.
+  contenders.push_back({"tensorjit fused relu(x·W + b) + r",
+                        [&] { (tj::relu(tj::matmul(x, w) + b) + residual).eval(); }});
+  contenders.push_back({"tensorjit unfused (x·W).eval(), then relu(· + b) + r", [&] {
+                          tj::Tensor product = tj::matmul(x, w).eval();
+                          (tj::relu(product + b) + residual).eval();
+                        }});
+  contenders.push_back({"tensorjit fused relu(x·W + b) (store stage)", [&] { tj::relu(tj::matmul(x, w) + b).eval(); }});
   run_rounds(contenders, options);
   print_table(contenders, fmt::format("wide product {}×{}→{}, + bias, gelu_tanh, + residual, {} rounds, {} clock",
                                       rows, k, out, options.rounds, options.cpu_clock ? "thread CPU" : "wall"),
