@@ -139,7 +139,8 @@ void run_task(const Plan<T>& plan, std::int64_t index) {
 
   const std::int64_t elements = plan.unpacked_path
                                      ? detail::unpacked_workspace_elements(plan.blocking, region.n, region.k,
-                                                                           region.b_col_stride == 1)
+                                                                           region.b_col_stride == 1, sizeof(T),
+                                                                           region.epilogue != nullptr)
                                      : detail::workspace_elements<T>(plan.blocking, region.m, region.n, region.k);
   const detail::WorkspaceLease workspace(static_cast<std::size_t>(elements) * sizeof(T));
   region.workspace = static_cast<T*>(workspace.data());

@@ -126,6 +126,14 @@ TEST_CASE("product epilogues (JIT): bias along columns or rows, residual, scale,
   check_epilogue(x, w, [&](const tj::Tensor& p) { return tj::maximum(p, 0.0f) - row_bias * p; });
   check_epilogue(x, w, [&](const tj::Tensor& p) { return tj::where(p > 0.0f, p, p * 0.01f); });
   check_epilogue(x, w, [&](const tj::Tensor& p) { return tj::clamp(p + 1.0f, 0.0f, 6.0f); });
+  // 50 x 203: several full column blocks side by side per epilogue call (the unpacked path's
+  // groups) and a partial one, with a residual and a transposed residual read per region.
+  auto wide_w = random_tensor({19, 203}, 7);
+  auto wide_x = random_tensor({50, 19}, 8);
+  auto wide_residual = random_tensor({50, 203}, 9);
+  auto wide_transposed = random_tensor({203, 50}, 10).transpose();
+  check_epilogue(wide_x, wide_w, [&](const tj::Tensor& p) { return tj::relu(p) + wide_residual; });
+  check_epilogue(wide_x, wide_w, [&](const tj::Tensor& p) { return p * wide_transposed - wide_residual; });
 }
 
 TEST_CASE("product epilogues (JIT): every activation") {

@@ -51,13 +51,15 @@ struct OutputView {
 //
 //   c        points at element (row0, col0) of batch `batch` of C;
 //   ldc      is C's row stride (element (row0 + r, col0 + s) is c[r * ldc + s]);
-//   rows, cols > 0 give the region's extent (one micro-tile, at most MR x NR; with k == 0, when
-//   C is just zeroed, one task's whole rectangle).
+//   rows, cols > 0 give the region's extent: one micro-tile (at most MR x NR) on the packed path,
+//   a row of up to 16 micro-tiles (at most MR x 16*NR, 2 KiB per row) on the unpacked path, and
+//   with k == 0, when C is just zeroed, one task's whole rectangle.
 //
 // Contract: the regions of all calls of one gemm() tile C exactly (every element of every batch
 // is in exactly one region, none is visited twice, also on edge tiles and when k == 0). A call
-// happens right after the micro-kernel stored the region's final values, while the tile is still
-// in L1, so an elementwise consumer (bias, activation, residual, cast) reads and writes it cheaply.
+// happens right after the micro-kernels stored the region's final values, while they are still
+// in L1 or L2, so an elementwise consumer (bias, activation, residual, cast) reads and writes them
+// cheaply.
 // Calls come from the parallel-for's worker threads, concurrently, on disjoint regions: the hook
 // must be thread safe for disjoint regions. It should not throw; if it does, the exception is
 // caught, the remaining tasks are skipped, gemm() rethrows it after run() returned, and C is then
