@@ -6,16 +6,19 @@
 
 #include <cstdint>
 
+#include "store_stage.hpp"
+
 namespace tensorjit::kernels {
 namespace {
 
 template <class Kernel, class T>
 [[gnu::always_inline]] inline void run_tile(std::int64_t k, const T* packed_a, const T* packed_b, T* c,
-                                            std::int64_t ldc, int rows, int cols, bool accumulate) {
+                                            std::int64_t ldc, int rows, int cols, bool accumulate,
+                                            const detail::TileStage<T>& stage) {
   constexpr int MR = Kernel::mr;
   constexpr int NR = Kernel::nr;
   if (rows == MR && cols == NR) {
-    Kernel::run(k, packed_a, packed_b, c, ldc, accumulate);
+    Kernel::run(k, packed_a, packed_b, c, ldc, accumulate, stage);
     return;
   }
   alignas(64) T tile[MR * NR] = {};
@@ -23,9 +26,8 @@ template <class Kernel, class T>
     for (int r = 0; r < rows; ++r)
       for (int j = 0; j < cols; ++j) tile[r * NR + j] = c[r * ldc + j];
   }
-  Kernel::run(k, packed_a, packed_b, tile, NR, accumulate);
-  for (int r = 0; r < rows; ++r)
-    for (int j = 0; j < cols; ++j) c[r * ldc + j] = tile[r * NR + j];
+  Kernel::run(k, packed_a, packed_b, tile, NR, accumulate, {});
+  store_finished(c, ldc, tile, NR, rows, cols, stage);
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 //         for jr in NC step NR                (2nd loop: one B micro-panel, reused by the whole 1st loop)
 //           for ir in MC step MR              (1st loop: the A micro-panels of the block)
 //             micro-kernel on the MR x NR tile (edge tiles through run_tile's temporary)
-//             after the last KC block: the epilogue on that tile
+//             after the last KC block: the store stage (in registers), then the epilogue on that tile
 //
 // k is never split: the first KC block starts every chain from +0, later blocks continue it from
 // the value the previous block stored, so each element is one FMA chain in increasing k.
@@ -22,6 +22,7 @@
 #include "edge_tile.hpp"
 #include "kernel_family.hpp"
 #include "packing.hpp"
+#include "store_stage.hpp"
 
 namespace tensorjit::kernels {
 namespace {
@@ -29,7 +30,8 @@ namespace {
 template <class T>
 void zero_region_and_finish(const detail::RegionProblem<T>& problem) {
   for (std::int64_t i = 0; i < problem.m; ++i)
-    std::fill_n(problem.c + i * problem.c_row_stride, problem.n, T(0));
+    for (std::int64_t j = 0; j < problem.n; ++j)
+      problem.c[i * problem.c_row_stride + j] = finish_scalar(T(0), problem.stage, j);
   if (problem.epilogue != nullptr)
     problem.epilogue(problem.epilogue_context, problem.c, problem.c_row_stride, problem.row0, problem.col0,
                      problem.m, problem.n, problem.batch);
@@ -57,6 +59,7 @@ void macro_kernel(const detail::RegionProblem<T>& problem, std::int64_t ic, std:
   constexpr int MR = Kernel::mr;
   constexpr int NR = Kernel::nr;
   const std::int64_t ldc = problem.c_row_stride;
+  const detail::TileStage<T> no_stage{};
   for (std::int64_t jr = 0; jr < nc; jr += NR) {
     const int cols = static_cast<int>(std::min<std::int64_t>(NR, nc - jr));
     const T* b_panel = packed_b + jr * kc;
@@ -68,7 +71,8 @@ void macro_kernel(const detail::RegionProblem<T>& problem, std::int64_t ic, std:
       const bool next_in_column = ir + MR < mc;  // else the next tile starts the next column of tiles
       prefetch_next_tile<MR, NR>(problem, next_in_column ? row + MR : ic, next_in_column ? col : col + NR, ic + mc,
                                  jc + nc);
-      run_tile<Kernel>(kc, packed_a + ir * kc, b_panel, c_tile, ldc, rows, cols, accumulate);
+      run_tile<Kernel>(kc, packed_a + ir * kc, b_panel, c_tile, ldc, rows, cols, accumulate,
+                       last_block ? problem.stage.at_column(col) : no_stage);
       if (last_block && problem.epilogue != nullptr)
         problem.epilogue(problem.epilogue_context, c_tile, ldc, problem.row0 + row, problem.col0 + col, rows, cols,
                          problem.batch);

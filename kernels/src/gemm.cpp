@@ -126,6 +126,10 @@ void run_task(const Plan<T>& plan, std::int64_t index) {
   region.b_col_stride = args.b.col_stride;
   region.c = args.c.data + batch * args.c.batch_stride + row0 * args.c.row_stride + col0;
   region.c_row_stride = args.c.row_stride;
+  const StoreStage<T>& stage = args.store_stage;
+  if (stage.column_bias != nullptr)
+    region.stage.bias = stage.column_bias + batch * stage.column_bias_batch_stride + col0;
+  region.stage.relu = stage.activation == Activation::relu;
   region.epilogue = args.epilogue;
   region.epilogue_context = args.epilogue_context;
   region.batch = batch;
@@ -135,7 +139,8 @@ void run_task(const Plan<T>& plan, std::int64_t index) {
 
   const std::int64_t elements = plan.unpacked_path
                                      ? detail::unpacked_workspace_elements(plan.blocking, region.n, region.k,
-                                                                           region.b_col_stride == 1)
+                                                                           region.b_col_stride == 1, sizeof(T),
+                                                                           region.epilogue != nullptr)
                                      : detail::workspace_elements<T>(plan.blocking, region.m, region.n, region.k);
   const detail::WorkspaceLease workspace(static_cast<std::size_t>(elements) * sizeof(T));
   region.workspace = static_cast<T*>(workspace.data());

@@ -14,6 +14,16 @@ struct Blocking {
   std::int64_t mc = 0, kc = 0, nc = 0;  // cache blocks: mc % mr == 0, nc % nr == 0
 };
 
+// The store stage (gemm.hpp's StoreStage) as the kernels see it: `bias` points at the bias of the
+// first column they compute (null: no bias), so a tile at column offset j passes bias + j.
+template <class T>
+struct TileStage {
+  const T* bias = nullptr;
+  bool relu = false;
+  bool active() const { return bias != nullptr || relu; }
+  TileStage at_column(std::int64_t column) const { return {bias != nullptr ? bias + column : nullptr, relu}; }
+};
+
 // One rectangular region of one batch of C, computed whole (all of k) by one task.
 template <class T>
 struct RegionProblem {
@@ -24,6 +34,7 @@ struct RegionProblem {
   std::int64_t b_row_stride = 0, b_col_stride = 0;
   T* c = nullptr;  // element (0, 0) of the region
   std::int64_t c_row_stride = 0;
+  TileStage<T> stage{};  // applied to the region's final values, before the epilogue
   Epilogue<T> epilogue = nullptr;
   void* epilogue_context = nullptr;
   std::int64_t batch = 0, row0 = 0, col0 = 0;  // where the region sits, for the epilogue
@@ -68,11 +79,27 @@ std::int64_t workspace_elements(const Blocking& blocking, std::int64_t m, std::i
   return packed_a_elements<T>(blocking, m, k) + columns * depth;
 }
 
-// Workspace of the unpacked path: a zero-padded k x NR copy of B's last columns, or all of B packed
-// when its rows are strided.
+// How many NR-wide column blocks the unpacked path runs side by side for each row block. With an
+// epilogue hook, as many as keep their B (k x NR each) within 256 KiB, so it is reread from L2, up
+// to 16 (2 KiB per row of C): each hook call then gets a row of tiles, and reads its other
+// operands a row of blocks at a time (docs/gemm.md). Without one, 1: the plain product kept its
+// measured speed that way.
+inline std::int64_t unpacked_group_blocks(const Blocking& blocking, std::int64_t k, std::int64_t element_bytes,
+                                          bool has_epilogue) {
+  if (!has_epilogue) return 1;
+  const std::int64_t block_bytes = k * blocking.nr * element_bytes;
+  const std::int64_t fit = (std::int64_t{256} << 10) / (block_bytes > 0 ? block_bytes : 1);
+  return fit < 1 ? 1 : fit > 16 ? 16 : fit;
+}
+
+// Workspace of the unpacked path: the copies of one group of B's column blocks (k x NR each, made
+// by the first row block) or a zero-padded k x NR copy of B's last columns; all of B packed when
+// its rows are strided.
 inline std::int64_t unpacked_workspace_elements(const Blocking& blocking, std::int64_t n, std::int64_t k,
-                                                bool b_rows_contiguous) {
-  return k * (b_rows_contiguous ? blocking.nr : round_up(n, blocking.nr));
+                                                bool b_rows_contiguous, std::int64_t element_bytes,
+                                                bool has_epilogue) {
+  if (!b_rows_contiguous) return k * round_up(n, blocking.nr);
+  return k * blocking.nr * unpacked_group_blocks(blocking, k, element_bytes, has_epilogue);
 }
 
 }  // namespace tensorjit::kernels::detail

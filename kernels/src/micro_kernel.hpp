@@ -19,7 +19,8 @@
 //  - c points at a full MR x NR tile, row stride ldc, column stride 1;
 //  - accumulate == false: acc = +0, accumulate == true: acc = the tile's current values (the
 //    partial result of the previous KC blocks);
-//  - then acc[r][j] = fma(a[r,p], b[p,j], acc[r][j]) for p = 0, 1, ..., k-1 in that order, and the
+//  - then acc[r][j] = fma(a[r,p], b[p,j], acc[r][j]) for p = 0, 1, ..., k-1 in that order, the
+//    store stage (store_stage.hpp; inactive except after the last KC block) is applied, and the
 //    tile is stored. This is exactly the reference chain, so blocking k in KC pieces that each
 //    continue from the stored partial changes no bit.
 #pragma once
@@ -27,6 +28,7 @@
 #include <cstdint>
 
 #include "simd.hpp"
+#include "store_stage.hpp"
 
 namespace tensorjit::kernels {
 namespace {
@@ -38,7 +40,8 @@ struct MicroKernel {
   static constexpr int nr = NV * lanes;
 
   [[gnu::noinline]] static void run(std::int64_t k, const T* __restrict packed_a, const T* __restrict packed_b,
-                                    T* __restrict c, std::int64_t ldc, bool accumulate) {
+                                    T* __restrict c, std::int64_t ldc, bool accumulate,
+                                    detail::TileStage<T> stage) {
     V acc[MR][NV];
     if (accumulate) {
 #pragma GCC unroll 32
@@ -64,6 +67,7 @@ struct MicroKernel {
       packed_a += MR;
       packed_b += nr;
     }
+    if (stage.active()) finish_tile<T, V, MR, NV>(acc, stage);
 #pragma GCC unroll 32
     for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 8

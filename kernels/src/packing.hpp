@@ -85,12 +85,31 @@ void pack_block_with(std::int64_t lanes, std::int64_t steps, const T* source, La
   }
 }
 
+// Lanes contiguous (row-major B): the full panels are filled step by step across the block, so
+// each step of the source (a row of B) is read once, front to back, instead of W values of it per
+// panel visit; the partial last panel goes through pack_panel.
+template <int W, class T>
+void pack_block_by_steps(std::int64_t lanes, std::int64_t steps, const T* source, std::int64_t step_stride,
+                         T* packed) {
+  const std::int64_t full_panels = lanes / W;
+  for (std::int64_t p = 0; p < steps; ++p) {
+    const T* step_source = source + p * step_stride;
+    T* step_packed = packed + p * W;
+    for (std::int64_t panel = 0; panel < full_panels; ++panel)
+      std::memcpy(step_packed + panel * W * steps, step_source + panel * W, W * sizeof(T));
+  }
+  const std::int64_t done = full_panels * W;
+  if (done < lanes)
+    pack_panel<W>(steps, static_cast<int>(lanes - done), source + done, UnitStride{}, step_stride,
+                  packed + done * steps);
+}
+
 // Packs a lanes × steps block into ceil(lanes / W) panels of W × steps, one after the other.
 template <int W, class T>
 void pack_block(std::int64_t lanes, std::int64_t steps, const T* source, std::int64_t lane_stride,
                 std::int64_t step_stride, T* packed) {
   if (lane_stride == 1) {
-    pack_block_with<W>(lanes, steps, source, UnitStride{}, step_stride, packed);
+    pack_block_by_steps<W>(lanes, steps, source, step_stride, packed);
   } else if (step_stride == 1) {
     pack_block_with<W>(lanes, steps, source, lane_stride, UnitStride{}, packed);
   } else {

@@ -1,5 +1,6 @@
 // The plain reference twin of gemm() (STYLE.md rule 11): for every element one std::fma chain over
-// k in increasing order from +0, the order gemm()'s contract promises, so tests compare bit for bit.
+// k in increasing order from +0, the order gemm()'s contract promises, then the store stage, so tests
+// compare bit for bit.
 #include <cmath>
 
 #include "tensorjit/kernels/gemm.hpp"
@@ -17,12 +18,16 @@ void reference_gemm_typed(const GemmArgs<T>& args) {
     // With k == 0, A and B may be null and are never read.
     const T* a = args.k > 0 ? args.a.data + batch * args.a.batch_stride : nullptr;
     const T* b = args.k > 0 ? args.b.data + batch * args.b.batch_stride : nullptr;
+    const T* bias = args.store_stage.column_bias;
+    if (bias != nullptr) bias += batch * args.store_stage.column_bias_batch_stride;
     for (std::int64_t i = 0; i < args.m; ++i) {
       for (std::int64_t j = 0; j < args.n; ++j) {
         T sum = T(0);
         for (std::int64_t p = 0; p < args.k; ++p)
           sum = std::fma(a[i * args.a.row_stride + p * args.a.col_stride],
                          b[p * args.b.row_stride + j * args.b.col_stride], sum);
+        if (bias != nullptr) sum = sum + bias[j];
+        if (args.store_stage.activation == Activation::relu) sum = sum <= T(0) ? T(0) : sum;
         c[i * args.c.row_stride + j] = sum;
       }
     }

@@ -3,10 +3,13 @@
 // in L2 (the rule and its measurements: gemm.cpp, docs/gemm.md).
 //
 //   (B with strided rows: packed once into NR-wide panels)
-//   for jr in n step NR                 (column blocks of B and C)
+//   for jg in n step G*NR               (groups of G column blocks: G = 1, or with an epilogue hook
+//                                        from k, unpacked_group_blocks)
 //     B columns of a partial block: copied once into a zero-padded k x NR buffer
-//     for ir in m step MR               (row blocks; the last one split into 8, 4, 2, 1 rows)
-//       unpacked kernel over all of k, then the epilogue on that tile
+//     for ir in m step MR               (row blocks; the last one split into 8, 4, 2, 1 rows;
+//                                        the first stores a contiguous copy of B's blocks for the others)
+//       for jr in the group step NR     (the unpacked kernel over all of k, the store stage in registers)
+//       the epilogue over the row of G tiles
 //
 // No KC blocking: each tile's chains run over all of k at once, so every element is one FMA chain
 // in increasing k and C is written once.
@@ -23,32 +26,59 @@
 namespace tensorjit::kernels {
 namespace {
 
-// One column block [col, col + cols) of NV vectors for rows [0, m), `b` already readable at
-// NV*lanes columns per row with row stride b_row_stride.
+// Column blocks of NV vectors side by side, for rows [0, m): `blocks` blocks from column `col`, all
+// full width but the last, which has `last_cols` columns (a narrower one is computed through a
+// temporary). Block g of B is readable at b + g * b_block_stride, NV*lanes columns per row, rows
+// b_row_stride apart. For each row block the kernels run across the blocks, then the epilogue
+// runs once over that row of tiles: fewer calls, and a large operand of the epilogue (a residual)
+// is read a row of blocks at a time instead of a column of tiles at a time.
+//
+// With `b_copy` (room for blocks * k * NV*lanes values; full-width blocks only), the first row
+// block also stores the B rows it reads there, and the other row blocks read that contiguous
+// copy: B's rows a power of two apart (a 2 KiB row stride for n = 512 f32) collide in a few L1 and
+// L2 sets, and reading them in place for every row block measured 15 % slower in some processes
+// (docs/gemm.md).
 template <class T, class V, int MR, int NV>
-void unpacked_column_block(const detail::RegionProblem<T>& problem, std::int64_t col, int cols, const T* b,
-                           std::int64_t b_row_stride) {
+void unpacked_column_blocks(const detail::RegionProblem<T>& problem, std::int64_t col, std::int64_t blocks,
+                            int last_cols, const T* b, std::int64_t b_row_stride, std::int64_t b_block_stride,
+                            T* b_copy = nullptr) {
   constexpr int width = UnpackedKernel<T, V, 1, NV>::columns;
   const std::int64_t ldc = problem.c_row_stride;
-  const bool full_width = cols == width;
+  const std::int64_t k = problem.k;
+  const std::int64_t region_cols = (blocks - 1) * width + last_cols;
   alignas(64) T tile[MR * width];
-  // Runs a ROWS-row kernel at `row`, through the temporary when the block is narrower than NV vectors.
+  // Runs ROWS-row kernels at `row` across the blocks, then the epilogue over them.
   auto rows_at = [&](auto rows_constant, std::int64_t row) {
     constexpr int ROWS = decltype(rows_constant)::value;
+    using Kernel = UnpackedKernel<T, V, ROWS, NV>;
     const T* a = problem.a + row * problem.a_row_stride;
-    T* c = problem.c + row * ldc + col;
-    if (full_width) {
-      UnpackedKernel<T, V, ROWS, NV>::run(problem.k, a, problem.a_row_stride, problem.a_col_stride, b, b_row_stride,
-                                          c, ldc);
-    } else {
-      UnpackedKernel<T, V, ROWS, NV>::run(problem.k, a, problem.a_row_stride, problem.a_col_stride, b, b_row_stride,
-                                          tile, width);
-      for (int r = 0; r < ROWS; ++r) std::memcpy(c + r * ldc, tile + r * width, cols * sizeof(T));
+    T* c_row = problem.c + row * ldc + col;
+    for (std::int64_t g = 0; g < blocks; ++g) {
+      T* c = c_row + g * width;
+      const T* b_block = b + g * b_block_stride;
+      const detail::TileStage<T> stage = problem.stage.at_column(col + g * width);
+      const int cols = g + 1 < blocks ? width : last_cols;
+      if (cols == width && b_copy != nullptr) {
+        Kernel::template run<true>(k, a, problem.a_row_stride, problem.a_col_stride, b_block, b_row_stride, c, ldc,
+                                   stage, b_copy + g * k * width);
+      } else if (cols == width) {
+        Kernel::run(k, a, problem.a_row_stride, problem.a_col_stride, b_block, b_row_stride, c, ldc, stage);
+      } else {
+        Kernel::run(k, a, problem.a_row_stride, problem.a_col_stride, b_block, b_row_stride, tile, width, {});
+        store_finished(c, ldc, tile, width, ROWS, cols, stage);
+      }
+    }
+    if (b_copy != nullptr) {  // the other row blocks read the copy
+      b = b_copy;
+      b_row_stride = width;
+      b_block_stride = k * width;
+      b_copy = nullptr;
     }
     if (problem.epilogue != nullptr)
-      problem.epilogue(problem.epilogue_context, c, ldc, problem.row0 + row, problem.col0 + col, ROWS, cols,
-                       problem.batch);
+      problem.epilogue(problem.epilogue_context, c_row, ldc, problem.row0 + row, problem.col0 + col, ROWS,
+                       region_cols, problem.batch);
   };
+  if (problem.m < 2 * MR) b_copy = nullptr;  // a single row block reads B once anyway
   std::int64_t row = 0;
   for (; row + MR <= problem.m; row += MR) rows_at(std::integral_constant<int, MR>{}, row);
   if constexpr (MR > 8) {
@@ -72,14 +102,19 @@ void unpacked_gemm_packed_b(const detail::RegionProblem<T>& problem) {
   T* packed_b = problem.workspace;
   if (n <= lanes) {  // skinny: one vector wide, not NR
     pack_block<lanes>(n, k, problem.b, problem.b_col_stride, problem.b_row_stride, packed_b);
-    unpacked_column_block<T, V, MR, 1>(problem, 0, static_cast<int>(n), packed_b, lanes);
+    unpacked_column_blocks<T, V, MR, 1>(problem, 0, 1, static_cast<int>(n), packed_b, lanes, 0);
     return;
   }
   pack_block<NR>(n, k, problem.b, problem.b_col_stride, problem.b_row_stride, packed_b);
-  for (std::int64_t col = 0; col < n; col += NR) {
-    const int cols = static_cast<int>(std::min<std::int64_t>(NR, n - col));
-    unpacked_column_block<T, V, MR, NV>(problem, col, cols, packed_b + col * k, NR);
+  const std::int64_t group = detail::unpacked_group_blocks(problem.blocking, k, sizeof(T), problem.epilogue != nullptr);
+  const std::int64_t full_blocks = n / NR;
+  for (std::int64_t block = 0; block < full_blocks; block += group) {
+    const std::int64_t blocks = std::min(group, full_blocks - block);
+    unpacked_column_blocks<T, V, MR, NV>(problem, block * NR, blocks, NR, packed_b + block * NR * k, NR, k * NR);
   }
+  if (full_blocks * NR < n)
+    unpacked_column_blocks<T, V, MR, NV>(problem, full_blocks * NR, 1, static_cast<int>(n - full_blocks * NR),
+                                         packed_b + full_blocks * NR * k, NR, 0);
 }
 
 // Region function of the unpacked path. Requires k >= 1 and a workspace of
@@ -93,9 +128,14 @@ void unpacked_gemm(const detail::RegionProblem<T>& problem) {
   constexpr int lanes = lanes_of<V, T>;
   constexpr int NV = NR / lanes;
   const std::int64_t n = problem.n, k = problem.k;
-  std::int64_t col = 0;
-  for (; col + NR <= n; col += NR)
-    unpacked_column_block<T, V, MR, NV>(problem, col, NR, problem.b + col, problem.b_row_stride);
+  const std::int64_t group = detail::unpacked_group_blocks(problem.blocking, k, sizeof(T), problem.epilogue != nullptr);
+  const std::int64_t full_blocks = n / NR;
+  for (std::int64_t block = 0; block < full_blocks; block += group) {
+    const std::int64_t blocks = std::min(group, full_blocks - block);
+    unpacked_column_blocks<T, V, MR, NV>(problem, block * NR, blocks, NR, problem.b + block * NR,
+                                         problem.b_row_stride, NR, problem.workspace);
+  }
+  const std::int64_t col = full_blocks * NR;
   if (col == n) return;
   // The last columns: copy them zero padded so the kernel's full-vector loads stay in bounds.
   const int cols = static_cast<int>(n - col);
@@ -105,8 +145,8 @@ void unpacked_gemm(const detail::RegionProblem<T>& problem) {
     std::memcpy(padded + p * width, problem.b + p * problem.b_row_stride + col, cols * sizeof(T));
     std::fill(padded + p * width + cols, padded + (p + 1) * width, T(0));
   }
-  if (width == lanes) unpacked_column_block<T, V, MR, 1>(problem, col, cols, padded, width);
-  else unpacked_column_block<T, V, MR, NV>(problem, col, cols, padded, width);
+  if (width == lanes) unpacked_column_blocks<T, V, MR, 1>(problem, col, 1, cols, padded, width, 0);
+  else unpacked_column_blocks<T, V, MR, NV>(problem, col, 1, cols, padded, width, 0);
 }
 
 }  // namespace

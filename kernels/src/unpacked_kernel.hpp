@@ -6,12 +6,14 @@
 //    order of a[r, p] * b[p, j] — the same chain as the reference, so the bits are the same;
 //  - A is read at a[r * a_row_stride + p * a_col_stride] (any strides);
 //  - B's rows are contiguous: b[p * b_row_stride + j] for j < NV * lanes, all readable;
-//  - c is a full tile, row stride ldc, column stride 1.
+//  - c is a full tile, row stride ldc, column stride 1; the store stage (store_stage.hpp) is
+//    applied to the chains before they are stored.
 #pragma once
 
 #include <cstdint>
 
 #include "simd.hpp"
+#include "store_stage.hpp"
 
 namespace tensorjit::kernels {
 namespace {
@@ -21,8 +23,10 @@ struct UnpackedKernel {
   static constexpr int lanes = lanes_of<V, T>;
   static constexpr int columns = NV * lanes;
 
+  template <bool CopiesB = false>
   [[gnu::noinline]] static void run(std::int64_t k, const T* a, std::int64_t a_row_stride, std::int64_t a_col_stride,
-                                    const T* b, std::int64_t b_row_stride, T* c, std::int64_t ldc) {
+                                    const T* b, std::int64_t b_row_stride, T* c, std::int64_t ldc,
+                                    detail::TileStage<T> stage, T* __restrict b_copy = nullptr) {
     V acc[ROWS][NV];
 #pragma GCC unroll 32
     for (int r = 0; r < ROWS; ++r)
@@ -38,6 +42,11 @@ struct UnpackedKernel {
       V b_row[NV];
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) b_row[v] = load_vector<V>(b + v * lanes);
+      if constexpr (CopiesB) {
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) store_vector(b_copy + v * lanes, b_row[v]);
+        b_copy += columns;
+      }
 #pragma GCC unroll 32
       for (int r = 0; r < ROWS; ++r) {
         const V a_value = broadcast<V, T>(group_row[r / 3][(r % 3) * a_row_stride]);
@@ -48,6 +57,7 @@ struct UnpackedKernel {
       for (int g = 0; g < groups; ++g) group_row[g] += a_col_stride;
       b += b_row_stride;
     }
+    if (stage.active()) finish_tile<T, V, ROWS, NV>(acc, stage);
 #pragma GCC unroll 32
     for (int r = 0; r < ROWS; ++r)
 #pragma GCC unroll 8

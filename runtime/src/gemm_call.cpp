@@ -28,6 +28,8 @@ void run_gemm(const ir::Value& a, const ir::Value& b, const ir::Value& c, const 
   // The last batch axis is the GEMM's batch; any earlier batch axes are walked here.
   args.batch = r > 2 ? cs[r - 3] : 1;
   args.epilogue = epilogue.function;
+  if (epilogue.column_bias != nullptr && r > 2) args.store_stage.column_bias_batch_stride = epilogue.column_bias_strides[r - 3];
+  args.store_stage.activation = epilogue.activation;
   args.epilogue_context = epilogue.context;
   std::int64_t outer = 1;
   for (int d = 0; d < r - 3; ++d) outer *= cs[d];
@@ -38,14 +40,17 @@ void run_gemm(const ir::Value& a, const ir::Value& b, const ir::Value& c, const 
   const T* b_base = b.data<T>();
   T* c_base = c.data<T>();
   for (std::int64_t o = 0; o < outer; ++o) {
-    std::int64_t a_offset = 0, b_offset = 0, c_offset = 0, rest = o;
+    std::int64_t a_offset = 0, b_offset = 0, c_offset = 0, bias_offset = 0, rest = o;
     for (int d = r - 4; d >= 0; --d) {
       std::int64_t i = rest % cs[d];
       rest /= cs[d];
       a_offset += i * a.layout.strides[d];
       b_offset += i * b.layout.strides[d];
       c_offset += i * c.layout.strides[d];
+      if (epilogue.column_bias != nullptr) bias_offset += i * epilogue.column_bias_strides[d];
     }
+    if (epilogue.column_bias != nullptr)
+      args.store_stage.column_bias = epilogue.column_bias + bias_offset;
     args.a = {a_base + a_offset, a.layout.strides[r - 2], a.layout.strides[r - 1], r > 2 ? a.layout.strides[r - 3] : 0};
     args.b = {b_base + b_offset, b.layout.strides[r - 2], b.layout.strides[r - 1], r > 2 ? b.layout.strides[r - 3] : 0};
     args.c = {c_base + c_offset, c.layout.strides[r - 2], r > 2 ? c.layout.strides[r - 3] : 0};

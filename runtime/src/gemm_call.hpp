@@ -14,10 +14,16 @@ namespace tensorjit::detail {
 // the GEMM does not see: before each gemm call, `begin_outer(context, outer)` names the index of
 // the axes before the last batch axis (row-major over them; 0 when there are none) that the call
 // computes. The GEMM's own batch index, rows and columns reach `function` with each tile.
+// The store stage (kernels::StoreStage), applied before `function`: a bias along C's columns at
+// `column_bias`, read through `column_bias_strides` (one per axis of C; the row stride is 0 and the
+// column stride 1), then the activation.
 template <typename T> struct GemmEpilogue {
   kernels::Epilogue<T> function = nullptr;
   void* context = nullptr;
   void (*begin_outer)(void* context, std::int64_t outer) = nullptr;
+  const T* column_bias = nullptr;
+  ir::Strides column_bias_strides;
+  kernels::Activation activation = kernels::Activation::none;
 };
 
 // C = A·B for values of rank >= 2 whose batch axes are already broadcast to C's (by strides; zero

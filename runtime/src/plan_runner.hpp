@@ -67,6 +67,13 @@ void run_single_step(const ir::Step& step, ValueTable& values);
 // epilogue's kernel, a loop kernel of the tile form over one tile [rows, columns] of C, whose
 // input 0 is the tile and inputs 1... the leaves. Like PreparedLoop, it depends only on the plan.
 struct PreparedProduct {
+  // When the epilogue is only a bias along the rows and/or relu (`relu(p + b)`, `p + b`,
+  // `relu(p)`), the GEMM applies it to its accumulators before the store (kernels::StoreStage)
+  // and no kernel is compiled: `kernel` is empty, `stage_bias_leaf` is the bias's index in
+  // `leaves` (or -1), and the one output is written over C.
+  bool store_stage = false;
+  int stage_bias_leaf = -1;
+  bool stage_relu = false;
   codegen::KernelHandle kernel;
   std::vector<ir::NodePtr> leaves;          // what the epilogue reads besides the product
   std::vector<ir::Strides> leaf_strides;    // each leaf's strides over the product's shape

@@ -5,7 +5,9 @@
 // output through its strides: over C itself when the output has the product's dtype and nothing
 // else needs the product, otherwise into a buffer of its own. The product's bits are the GEMM's
 // (one FMA chain per element) and the epilogue's are the loop kernel's, so the result equals the
-// unfused composition bit for bit.
+// unfused composition bit for bit. A bias along the rows and/or relu alone are applied by the
+// GEMM itself to its accumulators before the store (kernels::StoreStage), with the same IEEE
+// operations as the loop kernel: no kernel call per tile, and C is not reloaded.
 #include <array>
 #include <unordered_map>
 #include <unordered_set>
@@ -112,7 +114,61 @@ void run_product(const PreparedProduct& prepared, const ir::Value& a, const ir::
                  const ir::Value& c, EpilogueContext& context) {
   context.function = prepared.kernel->as<codegen::LoopFunction>();
   context.prepared = &prepared;
-  run_gemm<T>(a, b, c, GemmEpilogue<T>{&run_epilogue<T>, &context, &begin_outer});
+  GemmEpilogue<T> hook;
+  hook.function = &run_epilogue<T>;
+  hook.context = &context;
+  hook.begin_outer = &begin_outer;
+  run_gemm<T>(a, b, c, hook);
+}
+
+// The product whose whole epilogue is the GEMM's store stage (match_store_stage).
+template <typename T>
+void run_store_stage(const PreparedProduct& prepared, const ir::Value& a, const ir::Value& b, const ir::Value& c,
+                     const EpilogueContext& context) {
+  GemmEpilogue<T> stage;
+  if (prepared.stage_bias_leaf >= 0) {
+    const auto leaf = static_cast<std::size_t>(prepared.stage_bias_leaf);
+    stage.column_bias = reinterpret_cast<const T*>(context.leaves[leaf].base);
+    stage.column_bias_strides = prepared.leaf_strides[leaf];
+  }
+  stage.activation = prepared.stage_relu ? kernels::Activation::relu : kernels::Activation::none;
+  run_gemm<T>(a, b, c, stage);
+}
+
+// Whether the GEMM's store stage can run the whole epilogue (PreparedProduct::store_stage):
+// the step is the matmul, then `add(p, b)` (either order) with b a leaf of the product's dtype
+// broadcast along the rows with contiguous columns, and/or `relu` of what came before, whose
+// result is the one output, written over C. Sets the stage's fields when it can.
+void match_store_stage(const ir::Step& step, PreparedProduct& prepared) {
+  const ir::NodePtr& matmul = step.nodes.front();
+  const ir::Shape& shape = matmul->shape();
+  const std::size_t rank = shape.size();
+  if (prepared.outputs.size() != 1 || prepared.in_place_output != 0 || step.nodes.size() > 3) return;
+  std::size_t next = 1;
+  int bias_leaf = -1;
+  const ir::Node& first = *step.nodes[next];
+  if (first.op() == ir::Op::add && first.dtype() == matmul->dtype()) {
+    const ir::NodePtr& bias = first.input(0) == matmul ? first.input(1) : first.input(0);
+    for (std::size_t k = 0; k < prepared.leaves.size(); ++k)
+      if (prepared.leaves[k] == bias) bias_leaf = static_cast<int>(k);
+    if (bias_leaf < 0 || bias->dtype() != matmul->dtype()) return;
+    const ir::Strides& strides = prepared.leaf_strides[static_cast<std::size_t>(bias_leaf)];
+    const bool along_rows = strides[rank - 2] == 0 || shape[rank - 2] == 1;
+    const bool contiguous_columns = strides[rank - 1] == 1 || shape[rank - 1] == 1;
+    if (!along_rows || !contiguous_columns) return;
+    ++next;
+  }
+  bool relu = false;
+  if (next < step.nodes.size()) {
+    const ir::Node& last = *step.nodes[next];
+    if (last.op() != ir::Op::relu || last.input(0) != step.nodes[next - 1]) return;
+    relu = true;
+    ++next;
+  }
+  if (next == 1 || next != step.nodes.size() || prepared.outputs.front() != step.nodes.back()) return;
+  prepared.store_stage = true;
+  prepared.stage_bias_leaf = bias_leaf;
+  prepared.stage_relu = relu;
 }
 
 }  // namespace
@@ -179,6 +235,9 @@ std::shared_ptr<const PreparedProduct> prepare_product_step(const ir::Step& step
       break;
     }
 
+  match_store_stage(step, *prepared);
+  if (prepared->store_stage) return prepared;
+
   // Every output is contiguous over the product's shape, like C: a tile's rows are a row of C apart.
   prepared->input_strides.assign(tile_strides.size() * codegen::kMaxLoopRank, 0);
   for (std::size_t k = 0; k < tile_strides.size(); ++k) {
@@ -227,6 +286,11 @@ void launch_product_step(const PreparedProduct& prepared, const ir::Step& step, 
   }
   if (step.outputs.front() == matmul) values.put(matmul.get(), c);
   if (numel == 0) return;
+  if (prepared.store_stage) {
+    if (matmul->dtype() == f32) run_store_stage<float>(prepared, a, b, c, context);
+    else run_store_stage<double>(prepared, a, b, c, context);
+    return;
+  }
   if (matmul->dtype() == f32) run_product<float>(prepared, a, b, c, context);
   else run_product<double>(prepared, a, b, c, context);
 }

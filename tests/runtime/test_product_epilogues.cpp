@@ -126,6 +126,14 @@ TEST_CASE("product epilogues (JIT): bias along columns or rows, residual, scale,
   check_epilogue(x, w, [&](const tj::Tensor& p) { return tj::maximum(p, 0.0f) - row_bias * p; });
   check_epilogue(x, w, [&](const tj::Tensor& p) { return tj::where(p > 0.0f, p, p * 0.01f); });
   check_epilogue(x, w, [&](const tj::Tensor& p) { return tj::clamp(p + 1.0f, 0.0f, 6.0f); });
+  // 50 x 203: several full column blocks side by side per epilogue call (the unpacked path's
+  // groups) and a partial one, with a residual and a transposed residual read per region.
+  auto wide_w = random_tensor({19, 203}, 7);
+  auto wide_x = random_tensor({50, 19}, 8);
+  auto wide_residual = random_tensor({50, 203}, 9);
+  auto wide_transposed = random_tensor({203, 50}, 10).transpose();
+  check_epilogue(wide_x, wide_w, [&](const tj::Tensor& p) { return tj::relu(p) + wide_residual; });
+  check_epilogue(wide_x, wide_w, [&](const tj::Tensor& p) { return p * wide_transposed - wide_residual; });
 }
 
 TEST_CASE("product epilogues (JIT): every activation") {
@@ -185,6 +193,33 @@ TEST_CASE("product epilogues (JIT): batches with broadcast batch axes") {
   auto row_bias = random_tensor({2, 1, 13, 1}, 37);
   check_epilogue(random_tensor({2, 3, 13, 11}, 38), random_tensor({2, 3, 11, 21}, 39),
                  [&](const tj::Tensor& p) { return p * row_bias; });
+}
+
+// A bias along the rows and/or relu alone are applied by the GEMM to its accumulators before the
+// store (kernels::StoreStage): no loop kernel, the same bits.
+TEST_CASE("product epilogues (JIT): a bias and relu alone, in the GEMM's store stage") {
+  auto x = random_tensor({37, 19}, 50);
+  auto w = random_tensor({19, 45}, 51);
+  auto bias = random_tensor({45}, 52);
+  check_epilogue(x, w, [&](const tj::Tensor& p) { return p + bias; });
+  check_epilogue(x, w, [&](const tj::Tensor& p) { return tj::relu(bias + p); });
+  // A bias that is a view with an offset (row 1 of a [2, 45] tensor).
+  auto biases = random_tensor({2, 45}, 53);
+  check_epilogue(x, w, [&](const tj::Tensor& p) { return tj::relu(p + biases.slice(0, 1, 2).squeeze(0)); });
+  // An f64 bias promotes the add to f64: not the stage (its dtype differs), still the same bits.
+  auto bias64 = random_tensor({45}, 54, tj::f64);
+  check_epilogue(x, w, [&](const tj::Tensor& p) { return tj::relu(p + bias64); });
+  // Outer batch axes the runtime walks, with a bias per batch of both axes, and one per outer batch only.
+  auto a = random_tensor({2, 3, 13, 11}, 55);
+  auto b = random_tensor({3, 11, 21}, 56);
+  auto per_batch = random_tensor({2, 3, 1, 21}, 57);
+  check_epilogue(a, b, [&](const tj::Tensor& p) { return tj::relu(p + per_batch); });
+  auto per_outer = random_tensor({2, 1, 1, 21}, 58);
+  check_epilogue(a, b, [&](const tj::Tensor& p) { return tj::relu(p + per_outer); });
+  // Large enough for the packed five loops on the pool.
+  auto big_bias = random_tensor({2, 1, 333}, 59, tj::f64);
+  check_epilogue(random_tensor({2, 300, 600}, 60, tj::f64), random_tensor({600, 333}, 61, tj::f64),
+                 [&](const tj::Tensor& p) { return p + big_bias; });
 }
 
 TEST_CASE("product epilogues (JIT): several outputs, the product as an output, what is not fused") {

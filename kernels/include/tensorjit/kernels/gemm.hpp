@@ -51,13 +51,15 @@ struct OutputView {
 //
 //   c        points at element (row0, col0) of batch `batch` of C;
 //   ldc      is C's row stride (element (row0 + r, col0 + s) is c[r * ldc + s]);
-//   rows, cols > 0 give the region's extent (one micro-tile, at most MR x NR; with k == 0, when
-//   C is just zeroed, one task's whole rectangle).
+//   rows, cols > 0 give the region's extent: one micro-tile (at most MR x NR) on the packed path,
+//   a row of up to 16 micro-tiles (at most MR x 16*NR, 2 KiB per row) on the unpacked path, and
+//   with k == 0, when C is just zeroed, one task's whole rectangle.
 //
 // Contract: the regions of all calls of one gemm() tile C exactly (every element of every batch
 // is in exactly one region, none is visited twice, also on edge tiles and when k == 0). A call
-// happens right after the micro-kernel stored the region's final values, while the tile is still
-// in L1, so an elementwise consumer (bias, activation, residual, cast) reads and writes it cheaply.
+// happens right after the micro-kernels stored the region's final values, while they are still
+// in L1 or L2, so an elementwise consumer (bias, activation, residual, cast) reads and writes them
+// cheaply.
 // Calls come from the parallel-for's worker threads, concurrently, on disjoint regions: the hook
 // must be thread safe for disjoint regions. It should not throw; if it does, the exception is
 // caught, the remaining tasks are skipped, gemm() rethrows it after run() returned, and C is then
@@ -65,6 +67,23 @@ struct OutputView {
 template <class T>
 using Epilogue = void (*)(void* context, T* c, std::int64_t ldc, std::int64_t row0, std::int64_t col0,
                           std::int64_t rows, std::int64_t cols, std::int64_t batch);
+
+// A column bias and an activation the micro-kernels apply to their accumulators before they store
+// a finished tile: c[b][i][j] = activation(chain[b][i][j] + column_bias[b * column_bias_batch_stride
+// + j]) (each an IEEE operation on the element's one FMA chain; no bias when column_bias is null).
+// For the most common consumers of a product (a dense layer's bias and relu) this is cheaper than
+// the epilogue hook: C is stored once, with its final values, and never reloaded. When both are
+// given, the hook sees the values after this stage. The bias's columns are contiguous.
+enum class Activation {
+  none,
+  relu,  // x > 0 or NaN ? x : +0 (NaN kept, -0 becomes +0)
+};
+template <class T>
+struct StoreStage {
+  const T* column_bias = nullptr;
+  std::int64_t column_bias_batch_stride = 0;  // 0: one bias for every batch
+  Activation activation = Activation::none;
+};
 
 // The caller's parallel-for: kernels/ owns no threads. run(context, n_tasks, task, task_context)
 // must call task(task_context, i) exactly once for every i in [0, n_tasks), in any order and on any
@@ -109,6 +128,7 @@ struct GemmArgs {
   MatrixView<T> a{};
   MatrixView<T> b{};
   OutputView<T> c{};
+  StoreStage<T> store_stage{};
   Epilogue<T> epilogue = nullptr;
   void* epilogue_context = nullptr;
 };
