@@ -33,7 +33,10 @@ def main():
     start = time.perf_counter()
     w1(a, b, c).block_until_ready()
     second = time.perf_counter() - start
-    print(json.dumps({"first_eval_s": first, "second_eval_s": second}))
+    start = time.perf_counter()
+    w1(a, b, c).block_until_ready()
+    third = time.perf_counter() - start
+    print(json.dumps({"first_eval_s": first, "second_eval_s": second, "third_eval_s": third}))
 
 
 if __name__ == "__main__":
