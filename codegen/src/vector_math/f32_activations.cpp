@@ -1,0 +1,118 @@
+// tanh, sigmoid and silu in native f32, built on f32_exp.cpp's parts exp(-y) = (hi + lo) 2^k.
+// Each is a quotient over 1 + e, e = exp(-y) <= 1 rounded to f32: 1 + e is exact as a Fast2Sum
+// pair and the quotient is corrected once by its exact residual, so the result carries e's
+// rounding damped by the quotient's derivative (at most half an ulp of e) and a final rounding.
+// Measured bounds: docs/vector_math.md.
+#include "f32_functions.hpp"
+
+#include <limits>
+
+namespace tensorjit::codegen::vector_math::f32 {
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+// Below |x| = 0.625 tanh is the odd polynomial; above, 2e / (1 + e) <= 0.445 with
+// e = exp(-2|x|) is subtracted from 1.
+constexpr double kTanhPolynomialLimit = 0.625;
+// e^-40 is far below half an ulp of 1: tanh's exp argument is clamped there (k >= -58).
+constexpr double kTanhExpLowest = -40.0;
+// sigmoid(a) = e^a / (1 + e^a) for a < 0 is below 2^-150 from a = -104, silu(a) = a sigmoid(a)
+// from a = -109: e = exp(-|a|) is clamped at -120 and the clamped lanes give 0 (times x).
+constexpr double kSigmoidLowest = -120.0;
+// 1 + e with e below 2^-60 is 1 + 2^-60 for any purpose: the denominator's e is clamped there
+// (2^k stays normal).
+constexpr int kDenominatorLowestExponent = -60;
+
+// n / d for n = n_hi + n_lo (n_lo == nullptr: 0; the pair need not be normalised) and a
+// normalised pair d: one division, and the quotient corrected once by its exact residual (FMA),
+// so it is within about 0.5 ulp of the exact quotient of the pairs. With `may_be_infinite`, an
+// infinite quotient is returned as it is (its residual would be NaN).
+llvm::Value* corrected_quotient(MathBuilder& m, llvm::Value* n_hi, llvm::Value* n_lo,
+                                DoubleDouble d, bool may_be_infinite) {
+  llvm::Value* inverse = m.div(m.real(1.0), d.hi);
+  llvm::Value* quotient = m.mul(n_hi, inverse);
+  llvm::Value* residual = m.fma(m.neg(quotient), d.hi, n_hi);  // exact
+  if (n_lo != nullptr) residual = m.add(residual, n_lo);
+  residual = m.fma(m.neg(quotient), d.lo, residual);
+  llvm::Value* corrected = m.fma(residual, inverse, quotient);
+  if (!may_be_infinite) return corrected;
+  return m.select(m.less(m.abs(quotient), m.real(kInfinity)), corrected, quotient);
+}
+
+// e = (hi + lo) 2^k <= 1 rounded to f32, and 1 + e as an exact pair (Fast2Sum).
+struct OnePlusExp {
+  DoubleDouble sum;
+  llvm::Value* e;
+};
+
+OnePlusExp one_plus_exp(MathBuilder& m, const ExpParts& parts) {
+  auto& b = m.ir();
+  llvm::Value* lowest = m.integer(kDenominatorLowestExponent);
+  llvm::Value* k = b.CreateSelect(b.CreateICmpSLT(parts.k, lowest), lowest, parts.k);
+  llvm::Value* power = m.power_of_two(k);
+  llvm::Value* e = m.fma(power, parts.hi, m.mul(power, parts.lo));
+  return {m.fast_two_sum(m.real(1.0), e), e};
+}
+
+// x sigmoid(a) (x == nullptr: sigmoid(a)). With e = exp(-|a|) = (hi + lo) 2^k <= 1:
+//   a >= 0:  x / (1 + e)          a < 0:  (x (hi + lo) / (1 + e)) 2^k
+// so exp never overflows and the negative side keeps its relative accuracy down into the
+// subnormals (2^k applied last, by two exact-or-final products). x (hi + lo) is an FMA product
+// pair. Lanes with a below kSigmoidLowest give x * 0 (NaN for x = -inf, as the ops.def formula).
+llvm::Value* times_sigmoid(MathBuilder& m, llvm::Value* x, llvm::Value* a) {
+  auto& b = m.ir();
+  llvm::Value* positive = m.greater_equal(a, m.real(0.0));
+  ExpParts e = exp_parts(m, m.neg(m.abs(a)), nullptr, kSigmoidLowest);
+  OnePlusExp denominator = one_plus_exp(m, e);
+  llvm::Value* one = m.real(1.0);
+  llvm::Value* numerator_hi = e.hi;
+  llvm::Value* numerator_lo = e.lo;
+  if (x != nullptr) {
+    DoubleDouble product = m.two_product(x, e.hi);
+    numerator_hi = product.hi;
+    numerator_lo = m.fma(x, e.lo, product.lo);
+  }
+  numerator_hi = m.select(positive, x == nullptr ? one : x, numerator_hi);
+  numerator_lo = m.select(positive, m.real(0.0), numerator_lo);
+  llvm::Value* quotient =
+      corrected_quotient(m, numerator_hi, numerator_lo, denominator.sum, x != nullptr);
+  llvm::Value* k = b.CreateSelect(positive, m.integer(0), e.k);
+  llvm::Value* k1 = b.CreateAShr(k, 1);
+  llvm::Value* result = m.mul(m.mul(quotient, m.power_of_two(k1)),
+                              m.power_of_two(b.CreateSub(k, k1)));
+  llvm::Value* vanishing = m.less(a, m.real(kSigmoidLowest));
+  llvm::Value* zero = m.real(0.0);
+  return m.select(vanishing, x == nullptr ? zero : m.mul(x, zero), result);
+}
+
+}  // namespace
+
+// tanh(|x|): below 0.625 |x| + |x|^3 p(x^2), p of degree 4 (near-minimax, 2^-27.7 relative;
+// scripts/vector_math_f32_fit.py). Above, 1 - q with q = 2e / (1 + e) <= 0.445, e = exp(-2|x|)
+// (2|x| is exact); e's rounding moves q by at most 2^-26. The sign is copied back (tanh(-0) ==
+// -0, NaN stays NaN).
+llvm::Value* tanh(MathBuilder& m, llvm::Value* x) {
+  llvm::Value* magnitude = m.abs(x);
+  llvm::Value* square = m.mul(magnitude, magnitude);
+  llvm::Value* p = m.polynomial(square, {-0x1.555532p-2, 0x1.1106fap-3, -0x1.b8367cp-5,
+                                         0x1.51ffcep-6, -0x1.753152p-8});
+  llvm::Value* small = m.fma(m.mul(magnitude, square), p, magnitude);
+  ExpParts e = exp_parts(m, m.mul(m.real(-2.0), magnitude), nullptr, kTanhExpLowest);
+  OnePlusExp denominator = one_plus_exp(m, e);
+  llvm::Value* q = corrected_quotient(m, m.add(denominator.e, denominator.e), nullptr,
+                                      denominator.sum, false);
+  llvm::Value* large = m.sub(m.real(1.0), q);
+  llvm::Value* result = m.select(m.less(magnitude, m.real(kTanhPolynomialLimit)), small, large);
+  return m.copysign(result, x);
+}
+
+// sigmoid(x) = 1 / (1 + exp(-x)), the ops.def definition.
+llvm::Value* sigmoid(MathBuilder& m, llvm::Value* x) { return times_sigmoid(m, nullptr, x); }
+
+// silu(x) = x / (1 + exp(-x)); silu(-inf) is NaN as in that formula, and a zero keeps its sign.
+llvm::Value* silu(MathBuilder& m, llvm::Value* x) {
+  return m.select(m.equal(x, m.real(0.0)), x, times_sigmoid(m, x, x));
+}
+
+}  // namespace tensorjit::codegen::vector_math::f32

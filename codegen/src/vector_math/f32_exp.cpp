@@ -1,0 +1,60 @@
+// exp in native f32, and the exp parts the other f32 emitters build on.
+//
+// Range reduction: k = round(x / ln2), r = x - k ln2 with ln2 = ln2_hi + ln2_lo, an f32
+// Cody-Waite split (scripts/vector_math_f32_fit.py). ln2_hi is ln 2 rounded to f32 (ulp 2^-24), so
+// x - k ln2_hi is x itself (k == 0) or a multiple of 2^-24 below 0.5 in magnitude: the first FMA
+// is exact. The second rounds; r_lo is its error (FMA), so r + r_lo is x - k ln2 to about 2^-45.
+// Polynomial: exp(r) = 1 + r + r^2 q(r), q of degree 4, a near-minimax fit of exp's relative error
+// on |r| <= ln2/2 with f32 coefficients (2^-28.3).
+// Reconstruction: hi = 1 + r by Fast2Sum, lo = its exact error + r^2 q + r_lo, and (hi + lo) 2^k
+// as fma(2^k1, hi, 2^k1 lo) 2^k2 with k = k1 + k2: the sum is rounded once (before it the error is
+// below 2^-27 relative), and results near overflow or in the subnormal range need no intermediate
+// that overflows or underflows (a subnormal result is rounded a second time, by the last product).
+// Measured errors: docs/vector_math.md.
+#include "f32_functions.hpp"
+
+namespace tensorjit::codegen::vector_math::f32 {
+namespace {
+
+constexpr double kInverseLn2 = 0x1.715476p+0;
+constexpr double kLn2High = 0x1.62e43p-1;
+constexpr double kLn2Low = -0x1.05c61p-29;
+// exp(x) overflows above 88.72: clamping to 89 keeps k at most 128 and gives inf beyond.
+constexpr double kHighest = 89.0;
+// exp(x) rounds to 0 below -103.98.
+constexpr double kExpLowest = -105.0;
+
+}  // namespace
+
+ExpParts exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double lowest) {
+  // Compare-and-select clamp: NaN compares false and passes unchanged.
+  llvm::Value* below = m.select(m.less(x, m.real(lowest)), m.real(lowest), x);
+  llvm::Value* clamped = m.select(m.greater(below, m.real(kHighest)), m.real(kHighest), below);
+  auto k = m.round_to_integer(clamped, kInverseLn2);
+  llvm::Value* minus_k = m.neg(k.value);
+  llvm::Value* r_high = m.fma(minus_k, m.real(kLn2High), clamped);  // exact
+  llvm::Value* r = m.fma(minus_k, m.real(kLn2Low), r_high);
+  llvm::Value* r_lo = m.fma(minus_k, m.real(kLn2Low), m.sub(r_high, r));
+  // A clamped argument's low part means nothing: dropped.
+  if (x_lo != nullptr) r_lo = m.add(r_lo, m.select(m.equal(clamped, x), x_lo, m.real(0.0)));
+  llvm::Value* q = m.polynomial(r, {0x1.fffffcp-2, 0x1.555492p-3, 0x1.5558acp-5, 0x1.12397cp-7,
+                                    0x1.6a5198p-10});
+  llvm::Value* tail = m.fma(m.mul(r, r), q, r_lo);
+  DoubleDouble one_plus_r = m.fast_two_sum(m.real(1.0), r);  // |r| < 1
+  return {one_plus_r.hi, m.add(one_plus_r.lo, tail), k.integer};
+}
+
+llvm::Value* scale(MathBuilder& m, llvm::Value* hi, llvm::Value* lo, llvm::Value* k) {
+  auto& b = m.ir();
+  llvm::Value* k1 = b.CreateAShr(k, 1);
+  llvm::Value* k2 = b.CreateSub(k, k1);
+  llvm::Value* power = m.power_of_two(k1);
+  return m.mul(m.fma(power, hi, m.mul(power, lo)), m.power_of_two(k2));
+}
+
+llvm::Value* exp(MathBuilder& m, llvm::Value* x) {
+  ExpParts parts = exp_parts(m, x, nullptr, kExpLowest);
+  return scale(m, parts.hi, parts.lo, parts.k);
+}
+
+}  // namespace tensorjit::codegen::vector_math::f32
