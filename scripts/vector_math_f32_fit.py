@@ -77,14 +77,15 @@ def exp_fit():
 
 
 def log_fit():
-    # log(1 + f) = f + f^2 p(f) on [sqrt(1/2) - 1, sqrt(2) - 1]; error relative to log(1 + f).
+    # log(1 + f) = f - f^2 / 2 + f^3 p(f) on [sqrt(1/2) - 1, sqrt(2) - 1]; error relative to
+    # log(1 + f). The -1/2 is kept exact so that f^2 / 2 can be formed exactly.
     lo, hi = float(mpmath.sqrt(0.5)) - 1, float(mpmath.sqrt(2)) - 1
     f = chebyshev_grid(lo, hi)
     f = f[np.abs(f) > 1e-9]
-    tail = values(lambda v: mpmath.log1p(v) - v, f)
-    basis = np.stack([f**i for i in range(9)], axis=1) * (f * f)[:, None]
+    tail = values(lambda v: mpmath.log1p(v) - v + v * v / 2, f)
+    basis = np.stack([f**i for i in range(8)], axis=1) * (f**3)[:, None]
     coefficients, error = fit_f32(basis, tail, np.abs(values(mpmath.log1p, f)))
-    show("log: p(f), log(1 + f) = f + f^2 p(f)", (lo, hi), coefficients, error)
+    show("log: p(f), log(1 + f) = f - f^2/2 + f^3 p(f)", (lo, hi), coefficients, error)
 
 
 def tanh_fit(cut):
@@ -122,7 +123,9 @@ def constants():
         high = float(mpmath.nint(ln2 * 2**bits) / 2**bits)
         low = float(np.float32(float(ln2 - mpmath.mpf(high))))
         print(f"ln2 in f32 as hi ({bits} bits) + lo: {f32_literal(high)}, {f32_literal(low)}")
-    print(f"1/ln2: {f32_literal(float(1 / ln2))}")
+    inverse_high = float(np.float32(float(1 / ln2)))
+    inverse_low = float(np.float32(float(1 / ln2 - mpmath.mpf(inverse_high))))
+    print(f"1/ln2 in f32 as hi + lo: {f32_literal(inverse_high)}, {f32_literal(inverse_low)}")
     print(f"sqrt(1/2): {f32_literal(float(mpmath.sqrt(0.5)))} "
           f"(bits 0x{int(np.float32(float(mpmath.sqrt(0.5))).view(np.uint32)):08x})")
 

@@ -24,9 +24,12 @@ ExpParts exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double low
 // (hi + lo) 2^k rounded once (twice for subnormal results), for k in [-180, 128].
 llvm::Value* scale(MathBuilder& m, llvm::Value* hi, llvm::Value* lo, llvm::Value* k);
 llvm::Value* exp(MathBuilder& m, llvm::Value* x);
+llvm::Value* exp2(MathBuilder& m, llvm::Value* x);
+llvm::Value* expm1(MathBuilder& m, llvm::Value* x);
 
 // f32_log.cpp
 llvm::Value* log(MathBuilder& m, llvm::Value* x);
+llvm::Value* log2(MathBuilder& m, llvm::Value* x);
 
 // f32_activations.cpp
 llvm::Value* tanh(MathBuilder& m, llvm::Value* x);

@@ -1,14 +1,16 @@
-// log in native f32.
+// log and log2 in native f32.
 //
 // Range reduction: x = 2^k (1 + f) with 1 + f in [sqrt(1/2), sqrt(2)) read from the bits
 // (subnormal x are first scaled by 2^23), f = (1 + f) - 1 exact.
-// Polynomial: log(1 + f) = f + f^2 p(f), p of degree 8, a near-minimax fit of log(1 + f)'s relative
-// error on the interval with f32 coefficients (2^-27.8; scripts/vector_math_f32_fit.py). f^2 is
-// exact as an FMA product pair, so the tail f^2 p (at most a fifth of the result) carries only
-// p's roundings.
+// Polynomial: log(1 + f) = f - f^2 / 2 + f^3 p(f), p of degree 7, a near-minimax fit of
+// log(1 + f)'s relative error on the interval with f32 coefficients (2^-27.4;
+// scripts/vector_math_f32_fit.py). f^2 is an exact FMA product pair and f^2 / 2 exact with it, so
+// of the tail (at most a fifth of the result) only the f^3 p part (a third of it) carries p's
+// roundings.
 // Reconstruction: k ln2 + f + tail with ln2 = ln2_hi + ln2_lo, ln2_hi of 13 bits (k ln2_hi exact);
 // k ln2_hi + f by Fast2Sum (|k ln2_hi| >= 0.69 > |f|, or k == 0), its error joins the small
-// terms, and the result is rounded once at the end.
+// terms, and the result is rounded once at the end. log2 multiplies f + tail by 1/ln2 as pairs
+// and adds k by Fast2Sum (k is exact, so log2 of a power of two is exact).
 // Measured errors: docs/vector_math.md.
 #include "f32_functions.hpp"
 
@@ -23,9 +25,18 @@ constexpr std::int64_t kSqrtHalfBits = 0x3f3504f3;  // sqrt(1/2) rounded to f32
 constexpr double kSmallestNormal = 0x1p-126;
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-}  // namespace
+constexpr double kInverseLn2High = 0x1.715476p+0;
+constexpr double kInverseLn2Low = 0x1.4ae0cp-26;
 
-llvm::Value* log(MathBuilder& m, llvm::Value* x) {
+// x = 2^k (1 + f) for finite x > 0 (others give unspecified values, selected away), and
+// log(1 + f) = f + tail.
+struct Reduced {
+  llvm::Value* k;  // real
+  llvm::Value* f;
+  llvm::Value* tail;
+};
+
+Reduced reduce(MathBuilder& m, llvm::Value* x) {
   auto& b = m.ir();
   llvm::Value* subnormal = m.less(x, m.real(kSmallestNormal));
   llvm::Value* scaled = m.select(subnormal, m.mul(x, m.real(0x1p23)), x);
@@ -36,18 +47,41 @@ llvm::Value* log(MathBuilder& m, llvm::Value* x) {
       b.CreateSub(exponent, b.CreateSelect(subnormal, m.integer(23), m.integer(0))), m.real_type());
   llvm::Value* f = m.sub(mantissa, m.real(1.0));
   DoubleDouble square = m.two_product(f, f);
-  llvm::Value* p = m.polynomial(f, {-0x1.fffff8p-2, 0x1.55555p-2, -0x1.000432p-2, 0x1.99a416p-3,
-                                    -0x1.5425cp-3, 0x1.226e6ep-3, -0x1.0f405p-3, 0x1.085db6p-3,
-                                    -0x1.383b8p-4});
-  llvm::Value* tail = m.fma(square.hi, p, m.mul(square.lo, p));
-  DoubleDouble head = m.fast_two_sum(m.mul(k, m.real(kLn2High)), f);
-  llvm::Value* small_terms = m.add(m.fma(k, m.real(kLn2Low), tail), head.lo);
-  llvm::Value* result = m.add(head.hi, small_terms);
-  // glibc's special values: +-0 gives -inf, x < 0 NaN, NaN and +inf themselves.
+  llvm::Value* p = m.polynomial(f, {0x1.555554p-2, -0x1.000226p-2, 0x1.99a01ep-3, -0x1.54728cp-3,
+                                    0x1.22d8f8p-3, -0x1.0d81f2p-3, 0x1.05602ep-3, -0x1.38cf2p-4});
+  llvm::Value* half = m.real(-0.5);
+  llvm::Value* rest = m.fma(m.mul(f, square.hi), p, m.mul(half, square.lo));
+  return {k, f, m.add(m.mul(half, square.hi), rest)};
+}
+
+// glibc's special values: +-0 gives -inf, x < 0 NaN, NaN and +inf themselves.
+llvm::Value* special_cases(MathBuilder& m, llvm::Value* x, llvm::Value* result) {
   result = m.select(m.equal(x, m.real(0.0)), m.real(-kInfinity), result);
   result = m.select(m.less(x, m.real(0.0)), m.real(std::numeric_limits<double>::quiet_NaN()), result);
-  llvm::Value* itself = b.CreateOr(m.is_nan(x), m.equal(x, m.real(kInfinity)));
+  llvm::Value* itself = m.ir().CreateOr(m.is_nan(x), m.equal(x, m.real(kInfinity)));
   return m.select(itself, x, result);
+}
+
+}  // namespace
+
+llvm::Value* log(MathBuilder& m, llvm::Value* x) {
+  auto [k, f, tail] = reduce(m, x);
+  DoubleDouble head = m.fast_two_sum(m.mul(k, m.real(kLn2High)), f);
+  llvm::Value* small_terms = m.add(m.fma(k, m.real(kLn2Low), tail), head.lo);
+  return special_cases(m, x, m.add(head.hi, small_terms));
+}
+
+// log2(x) = k + (f + tail) / ln2: f + tail as a Fast2Sum pair (|tail| < |f|), its head times 1/ln2
+// as an FMA product pair, the small terms added to its error, and k added by Fast2Sum
+// (|k| >= 1 > |(f + tail) / ln2|, or k == 0); one final rounding.
+llvm::Value* log2(MathBuilder& m, llvm::Value* x) {
+  auto [k, f, tail] = reduce(m, x);
+  DoubleDouble log_m = m.fast_two_sum(f, tail);
+  DoubleDouble scaled = m.two_product(log_m.hi, m.real(kInverseLn2High));
+  llvm::Value* scaled_lo = m.fma(log_m.lo, m.real(kInverseLn2High),
+                                 m.fma(log_m.hi, m.real(kInverseLn2Low), scaled.lo));
+  DoubleDouble sum = m.fast_two_sum(k, scaled.hi);
+  return special_cases(m, x, m.add(sum.hi, m.add(sum.lo, scaled_lo)));
 }
 
 }  // namespace tensorjit::codegen::vector_math::f32

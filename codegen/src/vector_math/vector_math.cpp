@@ -41,7 +41,10 @@ llvm::Value* emit_f64(MathBuilder& m, Op op, std::span<llvm::Value* const> x) {
 llvm::Value* emit_native_f32(MathBuilder& m, Op op, std::span<llvm::Value* const> x) {
   switch (op) {
     case Op::exp: return f32::exp(m, x[0]);
+    case Op::exp2: return f32::exp2(m, x[0]);
+    case Op::expm1: return f32::expm1(m, x[0]);
     case Op::log: return f32::log(m, x[0]);
+    case Op::log2: return f32::log2(m, x[0]);
     case Op::tanh: return f32::tanh(m, x[0]);
     case Op::erf: return f32::erf(m, x[0]);
     case Op::sigmoid: return f32::sigmoid(m, x[0]);
