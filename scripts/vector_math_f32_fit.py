@@ -88,11 +88,11 @@ def log_fit():
     show("log: p(f), log(1 + f) = f - f^2/2 + f^3 p(f)", (lo, hi), coefficients, error)
 
 
-def tanh_fit(cut):
+def tanh_fit(cut, terms):
     # tanh(x) = x + x^3 p(x^2) on [0, cut]; error relative to tanh(x).
     x = chebyshev_grid(1e-6, cut)
     tail = values(lambda v: mpmath.tanh(v) - v, x)
-    basis = np.stack([(x * x)**i for i in range(5)], axis=1) * (x**3)[:, None]
+    basis = np.stack([(x * x)**i for i in range(terms)], axis=1) * (x**3)[:, None]
     coefficients, error = fit_f32(basis, tail, values(mpmath.tanh, x))
     show("tanh: p(z), tanh(x) = x + x^3 p(x^2)", (0, cut), coefficients, error)
 
@@ -134,6 +134,6 @@ if __name__ == "__main__":
     constants()
     exp_fit()
     log_fit()
-    tanh_fit(0.625)
+    tanh_fit(0.875, 7)
     erf_small_fit(1.0)
     erfc_fit(1.0, 4.0, 15, 2.25)

@@ -12,9 +12,9 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-// Below |x| = 0.625 tanh is the odd polynomial; above, 2e / (1 + e) <= 0.445 with
-// e = exp(-2|x|) is subtracted from 1.
-constexpr double kTanhPolynomialLimit = 0.625;
+// Below |x| = 0.875 tanh is the odd polynomial; above, 2e / (1 + e) <= 0.296 with
+// e = exp(-2|x|) is subtracted from 1 (the smaller q, the less e's rounding shows).
+constexpr double kTanhPolynomialLimit = 0.875;
 // e^-40 is far below half an ulp of 1: tanh's exp argument is clamped there (k >= -58).
 constexpr double kTanhExpLowest = -40.0;
 // sigmoid(a) = e^a / (1 + e^a) for a < 0 is below 2^-150 from a = -104, silu(a) = a sigmoid(a)
@@ -88,20 +88,25 @@ llvm::Value* times_sigmoid(MathBuilder& m, llvm::Value* x, llvm::Value* a) {
 
 }  // namespace
 
-// tanh(|x|): below 0.625 |x| + |x|^3 p(x^2), p of degree 4 (near-minimax, 2^-27.7 relative;
-// scripts/vector_math_f32_fit.py). Above, 1 - q with q = 2e / (1 + e) <= 0.445, e = exp(-2|x|)
-// (2|x| is exact); e's rounding moves q by at most 2^-26. The sign is copied back (tanh(-0) ==
-// -0, NaN stays NaN).
+// tanh(|x|): below 0.875 |x| + |x|^3 p(x^2), p of degree 6 (near-minimax, 2^-30.3 relative;
+// scripts/vector_math_f32_fit.py). Above, 1 - q with q = 2e / (1 + e) <= 0.296, e = exp(-2|x|)
+// (2|x| is exact) = fma(2^k, t, 2^k) from exp's reduced t, within about an ulp of e: that moves q
+// by at most 2^-25.5. 1 + e is a Fast2Sum pair; the quotient by its head is corrected for its tail
+// by one FMA (q (1 - d_lo / d_hi) with d_hi taken as 1: off by 2^-26 q at most). The sign is
+// copied back (tanh(-0) == -0, NaN stays NaN).
 llvm::Value* tanh(MathBuilder& m, llvm::Value* x) {
   llvm::Value* magnitude = m.abs(x);
   llvm::Value* square = m.mul(magnitude, magnitude);
-  llvm::Value* p = m.polynomial(square, {-0x1.555532p-2, 0x1.1106fap-3, -0x1.b8367cp-5,
-                                         0x1.51ffcep-6, -0x1.753152p-8});
+  llvm::Value* p = m.polynomial(square, {-0x1.55555p-2, 0x1.110fa8p-3, -0x1.b9da52p-5,
+                                         0x1.6376eep-6, -0x1.11023p-7, 0x1.5b6d5ap-9,
+                                         -0x1.f9b7d6p-12});
   llvm::Value* small = m.fma(m.mul(magnitude, square), p, magnitude);
-  ExpParts e = exp_parts(m, m.mul(m.real(-2.0), magnitude), nullptr, kTanhExpLowest);
-  OnePlusExp denominator = one_plus_exp(m, e);
-  llvm::Value* q = corrected_quotient(m, m.add(denominator.e, denominator.e), nullptr,
-                                      denominator.sum, false);
+  ExpMinusOne reduced = exp_minus_one_reduced(m, m.neg(m.add(magnitude, magnitude)), kTanhExpLowest);
+  llvm::Value* power = m.power_of_two(reduced.k);  // normal: k >= -58
+  llvm::Value* e = m.fma(power, reduced.t, power);
+  DoubleDouble denominator = m.fast_two_sum(m.real(1.0), e);
+  llvm::Value* quotient = m.div(m.add(e, e), denominator.hi);
+  llvm::Value* q = m.fma(m.neg(quotient), denominator.lo, quotient);
   llvm::Value* large = m.sub(m.real(1.0), q);
   llvm::Value* result = m.select(m.less(magnitude, m.real(kTanhPolynomialLimit)), small, large);
   return m.copysign(result, x);

@@ -42,20 +42,47 @@ llvm::Value* clamp(MathBuilder& m, llvm::Value* x, double lowest, double highest
 
 }  // namespace
 
-ExpParts exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double lowest) {
+namespace {
+
+struct Reduced {
+  llvm::Value* clamped;
+  llvm::Value* k;  // i32
+  llvm::Value* r;
+  llvm::Value* r_high;
+  llvm::Value* minus_k;
+};
+
+Reduced reduce(MathBuilder& m, llvm::Value* x, double lowest) {
   llvm::Value* clamped = clamp(m, x, lowest, kHighest);
   auto k = m.round_to_integer(clamped, kInverseLn2);
   llvm::Value* minus_k = m.neg(k.value);
   llvm::Value* r_high = m.fma(minus_k, m.real(kLn2High), clamped);  // exact
-  llvm::Value* r = m.fma(minus_k, m.real(kLn2Low), r_high);
-  llvm::Value* r_lo = m.fma(minus_k, m.real(kLn2Low), m.sub(r_high, r));
+  return {clamped, k.integer, m.fma(minus_k, m.real(kLn2Low), r_high), r_high, minus_k};
+}
+
+// q(r) of exp(r) = 1 + r + r^2 q(r).
+llvm::Value* exp_polynomial(MathBuilder& m, llvm::Value* r) {
+  return m.polynomial(r, {0x1.fffffcp-2, 0x1.555492p-3, 0x1.5558acp-5, 0x1.12397cp-7,
+                          0x1.6a5198p-10});
+}
+
+}  // namespace
+
+ExpParts exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double lowest) {
+  Reduced reduced = reduce(m, x, lowest);
+  llvm::Value* r = reduced.r;
+  llvm::Value* r_lo = m.fma(reduced.minus_k, m.real(kLn2Low), m.sub(reduced.r_high, r));
   // A clamped argument's low part means nothing: dropped.
-  if (x_lo != nullptr) r_lo = m.add(r_lo, m.select(m.equal(clamped, x), x_lo, m.real(0.0)));
-  llvm::Value* q = m.polynomial(r, {0x1.fffffcp-2, 0x1.555492p-3, 0x1.5558acp-5, 0x1.12397cp-7,
-                                    0x1.6a5198p-10});
-  llvm::Value* tail = m.fma(m.mul(r, r), q, r_lo);
+  if (x_lo != nullptr) r_lo = m.add(r_lo, m.select(m.equal(reduced.clamped, x), x_lo, m.real(0.0)));
+  llvm::Value* tail = m.fma(m.mul(r, r), exp_polynomial(m, r), r_lo);
   DoubleDouble one_plus_r = m.fast_two_sum(m.real(1.0), r);  // |r| < 1
-  return {one_plus_r.hi, m.add(one_plus_r.lo, tail), k.integer};
+  return {one_plus_r.hi, m.add(one_plus_r.lo, tail), reduced.k};
+}
+
+ExpMinusOne exp_minus_one_reduced(MathBuilder& m, llvm::Value* x, double lowest) {
+  Reduced reduced = reduce(m, x, lowest);
+  llvm::Value* r = reduced.r;
+  return {m.fma(m.mul(r, r), exp_polynomial(m, r), r), reduced.k};
 }
 
 llvm::Value* scale(MathBuilder& m, llvm::Value* hi, llvm::Value* lo, llvm::Value* k) {

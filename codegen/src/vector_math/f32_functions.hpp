@@ -21,6 +21,13 @@ struct ExpParts {
   llvm::Value* k;
 };
 ExpParts exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double lowest);
+// exp(x) = (1 + t) 2^k with t rounded to f32 (and the reduction's rounding, 2^-26, not carried):
+// within 2^-25.5 of exp relative, for callers that round exp once more anyway; x clamped as above.
+struct ExpMinusOne {
+  llvm::Value* t;
+  llvm::Value* k;
+};
+ExpMinusOne exp_minus_one_reduced(MathBuilder& m, llvm::Value* x, double lowest);
 // (hi + lo) 2^k rounded once (twice for subnormal results), for k in [-180, 128].
 llvm::Value* scale(MathBuilder& m, llvm::Value* hi, llvm::Value* lo, llvm::Value* k);
 llvm::Value* exp(MathBuilder& m, llvm::Value* x);
