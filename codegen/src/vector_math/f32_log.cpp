@@ -4,9 +4,8 @@
 // (subnormal x are first scaled by 2^23), f = (1 + f) - 1 exact.
 // Polynomial: log(1 + f) = f - f^2 / 2 + f^3 p(f), p of degree 7, a near-minimax fit of
 // log(1 + f)'s relative error on the interval with f32 coefficients (2^-27.4;
-// scripts/vector_math_f32_fit.py). f^2 is an exact FMA product pair and f^2 / 2 exact with it, so
-// of the tail (at most a fifth of the result) only the f^3 p part (a third of it) carries p's
-// roundings.
+// scripts/vector_math_f32_fit.py). -f^2 / 2 is exact inside one FMA, so of the tail (at most a
+// fifth of the result) only the f^3 p part (a third of it) carries p's roundings.
 // Reconstruction: k ln2 + f + tail with ln2 = ln2_hi + ln2_lo, ln2_hi of 13 bits (k ln2_hi exact);
 // k ln2_hi + f by Fast2Sum (|k ln2_hi| >= 0.69 > |f|, or k == 0), its error joins the small
 // terms, and the result is rounded once at the end. log2 multiplies f + tail by 1/ln2 as pairs
@@ -46,20 +45,22 @@ Reduced reduce(MathBuilder& m, llvm::Value* x) {
   llvm::Value* k = b.CreateSIToFP(
       b.CreateSub(exponent, b.CreateSelect(subnormal, m.integer(23), m.integer(0))), m.real_type());
   llvm::Value* f = m.sub(mantissa, m.real(1.0));
-  DoubleDouble square = m.two_product(f, f);
   llvm::Value* p = m.polynomial(f, {0x1.555554p-2, -0x1.000226p-2, 0x1.99a01ep-3, -0x1.54728cp-3,
                                     0x1.22d8f8p-3, -0x1.0d81f2p-3, 0x1.05602ep-3, -0x1.38cf2p-4});
-  llvm::Value* half = m.real(-0.5);
-  llvm::Value* rest = m.fma(m.mul(f, square.hi), p, m.mul(half, square.lo));
-  return {k, f, m.add(m.mul(half, square.hi), rest)};
+  llvm::Value* cube_part = m.mul(m.mul(m.mul(f, f), f), p);
+  // -f^2 / 2 = f (-f / 2), exact inside the FMA: the tail is rounded once.
+  return {k, f, m.fma(f, m.mul(m.real(-0.5), f), cube_part)};
 }
 
-// glibc's special values: +-0 gives -inf, x < 0 NaN, NaN and +inf themselves.
+// glibc's special values: +-0 gives -inf, x < 0 NaN, NaN and +inf themselves; x in (0, inf)
+// keeps `result`.
 llvm::Value* special_cases(MathBuilder& m, llvm::Value* x, llvm::Value* result) {
-  result = m.select(m.equal(x, m.real(0.0)), m.real(-kInfinity), result);
-  result = m.select(m.less(x, m.real(0.0)), m.real(std::numeric_limits<double>::quiet_NaN()), result);
-  llvm::Value* itself = m.ir().CreateOr(m.is_nan(x), m.equal(x, m.real(kInfinity)));
-  return m.select(itself, x, result);
+  llvm::Value* zero = m.real(0.0);
+  llvm::Value* infinity = m.real(kInfinity);
+  llvm::Value* not_positive = m.select(m.equal(x, zero), m.real(-kInfinity),
+                                       m.real(std::numeric_limits<double>::quiet_NaN()));
+  result = m.select(m.equal(x, infinity), infinity, result);
+  return m.select(m.greater(x, zero), result, not_positive);
 }
 
 }  // namespace
