@@ -1,4 +1,4 @@
-// tanh, sigmoid and silu in native f32, built on f32_exp.cpp's parts exp(-y) = (hi + lo) 2^k.
+// tanh, sigmoid, silu and gelu_tanh in native f32, built on f32_exp.cpp's parts exp(-y) = (hi + lo) 2^k.
 // Each is a quotient over 1 + e, e = exp(-y) <= 1 rounded to f32: 1 + e is exact as a Fast2Sum
 // pair and the quotient is corrected once by its exact residual, so the result carries e's
 // rounding damped by the quotient's derivative (at most half an ulp of e) and a final rounding.
@@ -6,6 +6,8 @@
 #include "f32_functions.hpp"
 
 #include <limits>
+
+#include <tensorjit/ir/scalar_ops.hpp>
 
 namespace tensorjit::codegen::vector_math::f32 {
 namespace {
@@ -55,15 +57,17 @@ OnePlusExp one_plus_exp(MathBuilder& m, const ExpParts& parts) {
   return {m.fast_two_sum(m.real(1.0), e), e};
 }
 
-// x sigmoid(a) (x == nullptr: sigmoid(a)). With e = exp(-|a|) = (hi + lo) 2^k <= 1:
+// x sigmoid(a + a_lo) (x == nullptr: sigmoid(a); a_lo == nullptr: 0; |a_lo| < 2^-20 |a|). With
+// e = exp(-|a + a_lo|) = (hi + lo) 2^k <= 1:
 //   a >= 0:  x / (1 + e)          a < 0:  (x (hi + lo) / (1 + e)) 2^k
 // so exp never overflows and the negative side keeps its relative accuracy down into the
 // subnormals (2^k applied last, by two exact-or-final products). x (hi + lo) is an FMA product
 // pair. Lanes with a below kSigmoidLowest give x * 0 (NaN for x = -inf, as the ops.def formula).
-llvm::Value* times_sigmoid(MathBuilder& m, llvm::Value* x, llvm::Value* a) {
+llvm::Value* times_sigmoid(MathBuilder& m, llvm::Value* x, llvm::Value* a, llvm::Value* a_lo) {
   auto& b = m.ir();
   llvm::Value* positive = m.greater_equal(a, m.real(0.0));
-  ExpParts e = exp_parts(m, m.neg(m.abs(a)), nullptr, kSigmoidLowest);
+  llvm::Value* minus_abs_lo = a_lo == nullptr ? nullptr : m.select(positive, m.neg(a_lo), a_lo);
+  ExpParts e = exp_parts(m, m.neg(m.abs(a)), minus_abs_lo, kSigmoidLowest);
   OnePlusExp denominator = one_plus_exp(m, e);
   llvm::Value* one = m.real(1.0);
   llvm::Value* numerator_hi = e.hi;
@@ -113,11 +117,35 @@ llvm::Value* tanh(MathBuilder& m, llvm::Value* x) {
 }
 
 // sigmoid(x) = 1 / (1 + exp(-x)), the ops.def definition.
-llvm::Value* sigmoid(MathBuilder& m, llvm::Value* x) { return times_sigmoid(m, nullptr, x); }
+llvm::Value* sigmoid(MathBuilder& m, llvm::Value* x) { return times_sigmoid(m, nullptr, x, nullptr); }
 
 // silu(x) = x / (1 + exp(-x)); silu(-inf) is NaN as in that formula, and a zero keeps its sign.
 llvm::Value* silu(MathBuilder& m, llvm::Value* x) {
-  return m.select(m.equal(x, m.real(0.0)), x, times_sigmoid(m, x, x));
+  return m.select(m.equal(x, m.real(0.0)), x, times_sigmoid(m, x, x, nullptr));
+}
+
+// gelu_tanh(x) = (0.5 x) (1 + tanh(v)), v = c1 (x + c2 x^3) with the constants of
+// ir/scalar_ops.hpp rounded to f32, evaluated as x sigmoid(2v), the same function without the
+// cancellation of 1 + tanh(v) for v < 0. v is carried as a pair (FMA products, TwoSum): for
+// x < -5 the result is about x exp(2v), and one rounding of v would cost |2v| (up to 120) times
+// 2^-24 relative.
+llvm::Value* gelu_tanh(MathBuilder& m, llvm::Value* x) {
+  DoubleDouble square = m.two_product(x, x);
+  DoubleDouble cube = m.two_product(square.hi, x);
+  llvm::Value* cube_lo = m.fma(square.lo, x, cube.lo);
+  llvm::Value* c2 = m.formula_constant(ir::kGeluTanhCubic<double>);
+  DoubleDouble cubic = m.two_product(c2, cube.hi);
+  llvm::Value* cubic_lo = m.fma(c2, cube_lo, cubic.lo);
+  DoubleDouble inner = m.two_sum(x, cubic.hi);
+  llvm::Value* inner_lo = m.add(inner.lo, cubic_lo);
+  llvm::Value* c1 = m.formula_constant(ir::kSqrt2OverPi<double>);
+  DoubleDouble v = m.two_product(c1, inner.hi);
+  llvm::Value* v_lo = m.fma(c1, inner_lo, v.lo);
+  // The low part is dropped where v itself overflowed (it is NaN there).
+  llvm::Value* finite = m.less(m.abs(v.hi), m.real(kInfinity));
+  llvm::Value* twice_lo = m.select(finite, m.add(v_lo, v_lo), m.real(0.0));
+  llvm::Value* result = times_sigmoid(m, x, m.add(v.hi, v.hi), twice_lo);
+  return m.select(m.equal(x, m.real(0.0)), x, result);  // a zero keeps its sign
 }
 
 }  // namespace tensorjit::codegen::vector_math::f32

@@ -71,12 +71,18 @@ llvm::Value* exp_polynomial(MathBuilder& m, llvm::Value* r) {
 ExpParts exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double lowest) {
   Reduced reduced = reduce(m, x, lowest);
   llvm::Value* r = reduced.r;
+  // r_lo < 2^-26 joins the tail as it is (exp(r + r_lo) = exp(r) + r_lo to 2^-27.5 relative).
   llvm::Value* r_lo = m.fma(reduced.minus_k, m.real(kLn2Low), m.sub(reduced.r_high, r));
-  // A clamped argument's low part means nothing: dropped.
-  if (x_lo != nullptr) r_lo = m.add(r_lo, m.select(m.equal(reduced.clamped, x), x_lo, m.real(0.0)));
   llvm::Value* tail = m.fma(m.mul(r, r), exp_polynomial(m, r), r_lo);
   DoubleDouble one_plus_r = m.fast_two_sum(m.real(1.0), r);  // |r| < 1
-  return {one_plus_r.hi, m.add(one_plus_r.lo, tail), reduced.k};
+  llvm::Value* lo = m.add(one_plus_r.lo, tail);
+  if (x_lo != nullptr) {
+    // exp(r + x_lo) = (hi + lo)(1 + x_lo) to x_lo^2; a clamped argument's low part means
+    // nothing and is dropped.
+    llvm::Value* kept = m.select(m.equal(reduced.clamped, x), x_lo, m.real(0.0));
+    lo = m.fma(kept, one_plus_r.hi, m.fma(kept, lo, lo));
+  }
+  return {one_plus_r.hi, lo, reduced.k};
 }
 
 ExpMinusOne exp_minus_one_reduced(MathBuilder& m, llvm::Value* x, double lowest) {

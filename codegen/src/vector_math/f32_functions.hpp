@@ -2,7 +2,7 @@
 // with no widening to f64. Each takes and returns f32 values of the builder's lane count
 // (Evaluation::f32). Where one f32 rounding would cost too much, the error is carried in a second
 // f32 (FMA products, Fast2Sum) instead of in f64. Polynomial coefficients and constant splits:
-// scripts/vector_math_f32_fit.py. Bounds (exp, log <= 1 ulp; tanh, erf, sigmoid, silu <= 2 ulp)
+// scripts/vector_math_f32_fit.py. Bounds (exp, exp2, log, log2 <= 1 ulp; the others <= 2 ulp)
 // and special values (those of glibc): docs/vector_math.md, tests/codegen/vector_math.
 #pragma once
 
@@ -42,6 +42,7 @@ llvm::Value* log2(MathBuilder& m, llvm::Value* x);
 llvm::Value* tanh(MathBuilder& m, llvm::Value* x);
 llvm::Value* sigmoid(MathBuilder& m, llvm::Value* x);
 llvm::Value* silu(MathBuilder& m, llvm::Value* x);
+llvm::Value* gelu_tanh(MathBuilder& m, llvm::Value* x);
 
 // f32_erf.cpp
 llvm::Value* erf(MathBuilder& m, llvm::Value* x);

@@ -49,6 +49,7 @@ llvm::Value* emit_native_f32(MathBuilder& m, Op op, std::span<llvm::Value* const
     case Op::erf: return f32::erf(m, x[0]);
     case Op::sigmoid: return f32::sigmoid(m, x[0]);
     case Op::silu: return f32::silu(m, x[0]);
+    case Op::gelu_tanh: return f32::gelu_tanh(m, x[0]);
     default: return nullptr;
   }
 }
