@@ -1,8 +1,8 @@
-// tanh, sigmoid, silu and gelu_tanh in native f32, built on f32_exp.cpp's parts exp(-y) = (hi + lo) 2^k.
-// Each is a quotient over 1 + e, e = exp(-y) <= 1 rounded to f32: 1 + e is exact as a Fast2Sum
-// pair and the quotient is corrected once by its exact residual, so the result carries e's
-// rounding damped by the quotient's derivative (at most half an ulp of e) and a final rounding.
-// Measured bounds: docs/vector_math.md.
+// tanh, sigmoid, silu and gelu_tanh in native f32, built on f32_exp.cpp. Each is a quotient over
+// 1 + e, e = exp(-y) <= 1 rounded to f32 and 1 + e an exact Fast2Sum pair, so the result carries
+// e's rounding damped by the quotient's derivative. sigmoid, silu and gelu_tanh take their
+// numerator from exp's unrounded parts and correct the quotient by its exact residual; tanh trades
+// both for speed (its own comment). Measured bounds: docs/vector_math.md.
 #include "f32_functions.hpp"
 
 #include <limits>

@@ -30,9 +30,9 @@ constexpr double kExp2Lowest = -160.0;
 constexpr double kExp2Highest = 130.0;
 // expm1(x) rounds to -1 below -17.4: its exp argument is clamped at -40 (k >= -58).
 constexpr double kExpm1Lowest = -40.0;
-// Up to 2^24 the -1 of expm1 is formed exactly by an FMA (below); beyond, it is at most a quarter
-// of an ulp and the result is exp's.
-constexpr int kExpm1LargestExactExponent = 24;
+// Up to k = 24 expm1's -1 goes through an FMA (below); beyond, it is at most a quarter of an ulp
+// and the result is exp's.
+constexpr int kExpm1LargestFmaExponent = 24;
 
 // Compare-and-select clamp: NaN compares false and passes unchanged.
 llvm::Value* clamp(MathBuilder& m, llvm::Value* x, double lowest, double highest) {
@@ -116,15 +116,16 @@ llvm::Value* exp2(MathBuilder& m, llvm::Value* x) {
   return scale(m, parts.hi, parts.lo, m.ir().CreateAdd(k.integer, parts.k));
 }
 
-// expm1(x) = 2^k (hi + lo) - 1 = fma(2^k, lo, fma(2^k, hi, -1)). For 0 <= k <= 24 the inner FMA
+// expm1(x) = 2^k (hi + lo) - 1 = fma(2^k, lo, fma(2^k, hi, -1)). For 0 <= k <= 23 the inner FMA
 // is exact (2^k hi - 1 has no more significant bits than 2^k hi; for k == 0 by Sterbenz), so the
 // result rounds once, with no cancellation near 0 (there hi - 1 + lo is r + r^2 q exactly but for
-// a rounding of the tail); for k < 0 the inner FMA rounds a value in [-1, -0.29] once more. Above
-// k = 24 it is exp's result. +-0 and NaN are returned as they are.
+// a rounding of the tail); for k < 0 the inner FMA rounds a value in [-1, -0.29] once more, and
+// for k = 24 (2^k hi has an ulp of 2) a value near 2^24 once more. Above k = 24 it is exp's
+// result. +-0 and NaN are returned as they are.
 llvm::Value* expm1(MathBuilder& m, llvm::Value* x) {
   auto& b = m.ir();
   ExpParts parts = exp_parts(m, x, nullptr, kExpm1Lowest);
-  llvm::Value* largest = m.integer(kExpm1LargestExactExponent);
+  llvm::Value* largest = m.integer(kExpm1LargestFmaExponent);
   llvm::Value* large = b.CreateICmpSGT(parts.k, largest);
   llvm::Value* power = m.power_of_two(b.CreateSelect(large, largest, parts.k));
   llvm::Value* near = m.fma(power, parts.lo, m.fma(power, parts.hi, m.real(-1.0)));

@@ -11,7 +11,7 @@
 namespace tensorjit::codegen::vector_math::f32 {
 
 // f32_exp.cpp
-// exp(x + x_lo) = (hi + lo) 2^k unscaled: hi = 1 + r rounded (in [0.70, 1.35]), lo the rest
+// exp(x + x_lo) = (hi + lo) 2^k unscaled: hi = 1 + r rounded (in [0.65, 1.35]), lo the rest
 // (|lo| < 0.07, not normalised), hi + lo within 2^-27 of exp's value relative; k an i32.
 // x is clamped to [lowest, 89] first (NaN passes), so k lies in [round(lowest / ln2), 128];
 // x_lo may be nullptr (zero), and must be below 2^-20 |x|.
