@@ -9,23 +9,26 @@ llvm::Type* with_lanes(llvm::Type* element, unsigned lanes) {
   return lanes == 1 ? element : llvm::FixedVectorType::get(element, lanes);
 }
 
-constexpr double kRoundingShifter = 0x1.8p52;  // 1.5 * 2^52: the sum's ulp is 1
+constexpr double kRoundingShifter = 0x1.8p52;     // 1.5 * 2^52: the sum's ulp is 1
+constexpr double kRoundingShifterF32 = 0x1.8p23;  // the same for f32
 
 }  // namespace
 
 MathBuilder::MathBuilder(llvm::IRBuilder<>& builder, llvm::Module& module, unsigned lanes,
-                         bool single_precision_source)
+                         Evaluation evaluation)
     : builder_(builder),
       module_(module),
       lanes_(lanes),
-      single_precision_source_(single_precision_source),
-      real_type_(with_lanes(builder.getDoubleTy(), lanes)),
-      integer_type_(with_lanes(builder.getInt64Ty(), lanes)) {}
+      evaluation_(evaluation),
+      real_type_(with_lanes(evaluation == Evaluation::f32 ? builder.getFloatTy()
+                                                           : builder.getDoubleTy(), lanes)),
+      integer_type_(with_lanes(evaluation == Evaluation::f32 ? builder.getInt32Ty()
+                                                              : builder.getInt64Ty(), lanes)) {}
 
 llvm::Value* MathBuilder::real(double value) { return llvm::ConstantFP::get(real_type_, value); }
 
 llvm::Value* MathBuilder::formula_constant(double value) {
-  return real(single_precision_source_ ? static_cast<double>(static_cast<float>(value)) : value);
+  return real(single_precision_source() ? static_cast<double>(static_cast<float>(value)) : value);
 }
 
 llvm::Value* MathBuilder::integer(std::int64_t value) {
@@ -59,21 +62,23 @@ llvm::Value* MathBuilder::polynomial(llvm::Value* x, std::initializer_list<doubl
 }
 
 MathBuilder::Rounded MathBuilder::round_to_integer(llvm::Value* x, double scale) {
-  llvm::Value* shifter = real(kRoundingShifter);
+  llvm::Value* shifter = real(native_f32() ? kRoundingShifterF32 : kRoundingShifter);
   llvm::Value* shifted = scale == 1.0 ? add(x, shifter) : fma(x, real(scale), shifter);
   llvm::Value* value = sub(shifted, shifter);
   llvm::Value* integer_value = builder_.CreateSub(to_bits(shifted), to_bits(shifter));
   return {value, integer_value};
 }
 
+llvm::Value* MathBuilder::power_of_two(llvm::Value* k) {
+  const bool f32 = native_f32();
+  return from_bits(builder_.CreateShl(builder_.CreateAdd(k, integer(f32 ? 127 : 1023)), f32 ? 23 : 52));
+}
+
 llvm::Value* MathBuilder::scale_by_power_of_two(llvm::Value* p, llvm::Value* k) {
-  auto power = [&](llvm::Value* exponent) {
-    return from_bits(builder_.CreateShl(builder_.CreateAdd(exponent, integer(1023)), 52));
-  };
-  if (single_precision_source_) return mul(p, power(k));
+  if (evaluation_ == Evaluation::f64_for_f32) return mul(p, power_of_two(k));
   llvm::Value* first = builder_.CreateAShr(k, 1);
   llvm::Value* second = builder_.CreateSub(k, first);
-  return mul(mul(p, power(first)), power(second));
+  return mul(mul(p, power_of_two(first)), power_of_two(second));
 }
 
 DoubleDouble MathBuilder::two_sum(llvm::Value* a, llvm::Value* b) {

@@ -1,5 +1,6 @@
-// The arithmetic the vector math emitters are written in: f64 values of one lane count (a scalar
-// when lanes == 1, else <lanes x double>) and their i64 bit patterns, over an llvm::IRBuilder.
+// The arithmetic the vector math emitters are written in: values of one lane count (a scalar when
+// lanes == 1, else a vector), f64 with i64 bit patterns or f32 with i32 bit patterns (the
+// Evaluation), over an llvm::IRBuilder.
 // Every helper emits the same instructions whatever the lane count, so a vector body, a scalar
 // tail and any VECTOR_BITS compute the same bits (DESIGN.md contract 3). No fast-math flags; an
 // FMA appears only where a helper says so (llvm.fma, one rounding), as contract 4 allows inside
@@ -20,22 +21,29 @@ struct DoubleDouble {
   llvm::Value* lo;
 };
 
+// What the values are and what the result needs.
+enum class Evaluation {
+  f64,          // f64 values for an f64 result
+  f64_for_f32,  // f64 values for an f32 result: the kernel's f32 operands widened, rounded at the end
+  f32,          // f32 values (the f32 emitters of f32_functions.hpp), i32 bit patterns
+};
+
 class MathBuilder {
  public:
-  // `single_precision_source`: the kernel's values are f32, widened to f64 for the evaluation.
   MathBuilder(llvm::IRBuilder<>& builder, llvm::Module& module, unsigned lanes,
-              bool single_precision_source);
+              Evaluation evaluation);
 
   llvm::IRBuilder<>& ir() { return builder_; }
   llvm::Module& module() { return module_; }
   unsigned lanes() const { return lanes_; }
   // f32 results need their f64 value to about 2^-30 only (it is then rounded to f32 with an error
   // of 0.5 ulp + 2^-6): the emitters use shorter polynomials and drop double-double tails there.
-  bool single_precision_source() const { return single_precision_source_; }
+  bool single_precision_source() const { return evaluation_ != Evaluation::f64; }
+  bool native_f32() const { return evaluation_ == Evaluation::f32; }
   llvm::Type* real_type() const { return real_type_; }
   llvm::Type* integer_type() const { return integer_type_; }
 
-  // Constants in every lane.
+  // Constants in every lane (`value` rounded to f32 for native f32: give f32 values there).
   llvm::Value* real(double value);
   llvm::Value* integer(std::int64_t value);
   // A constant of an op's formula (ir/scalar_ops.hpp), rounded to the source dtype as the op's
@@ -72,19 +80,22 @@ class MathBuilder {
   // c[0] + x*(c[1] + x*(c[2] + ...)) by Horner's rule with one FMA per coefficient.
   llvm::Value* polynomial(llvm::Value* x, std::initializer_list<double> coefficients);
 
-  // The integer nearest to x (ties to even) as a double and as an i64, for |x| < 2^51: x is added
-  // to 1.5 * 2^52 so that the rounding of the sum does the rounding; `scale` multiplies x first
-  // inside one FMA (x * scale rounded once to an integer).
+  // The integer nearest to x (ties to even) as a real and as an integer, for |x| < 2^51 (f32:
+  // 2^22): x is added to 1.5 * 2^52 (2^23) so that the rounding of the sum does the rounding;
+  // `scale` multiplies x first inside one FMA (x * scale rounded once to an integer).
   struct Rounded {
-    llvm::Value* value;    // double
-    llvm::Value* integer;  // i64
+    llvm::Value* value;    // real
+    llvm::Value* integer;  // i64 (f32: i32)
   };
   Rounded round_to_integer(llvm::Value* x, double scale = 1.0);
 
   // p * 2^k for an i64 k in [-2044, 2046], rounded once: two exact power-of-two factors, so that
   // results near overflow and in the subnormal range are right. For f32 sources k must lie in
-  // [-1022, 1023] (one factor; the f32 range is far inside).
+  // [-1022, 1023] (one factor; the f32 range is far inside); for native f32, k (i32) in
+  // [-252, 254], two factors.
   llvm::Value* scale_by_power_of_two(llvm::Value* p, llvm::Value* k);
+  // 2^k for an integer k of the normal range ([-1022, 1023]; f32: [-126, 127]), exact.
+  llvm::Value* power_of_two(llvm::Value* k);
 
   // Error-free transformations (Knuth's TwoSum, Dekker's Fast2Sum with |a| >= |b| or a == 0, and
   // the FMA product): hi is the rounded result, lo the exact error.
@@ -96,7 +107,7 @@ class MathBuilder {
   llvm::IRBuilder<>& builder_;
   llvm::Module& module_;
   unsigned lanes_;
-  bool single_precision_source_;
+  Evaluation evaluation_;
   llvm::Type* real_type_;
   llvm::Type* integer_type_;
 };

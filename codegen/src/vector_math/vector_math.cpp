@@ -4,6 +4,7 @@
 
 #include <tensorjit/ir/check.hpp>
 
+#include "f32_functions.hpp"
 #include "functions.hpp"
 
 namespace tensorjit::codegen::vector_math {
@@ -35,6 +36,24 @@ llvm::Value* emit_f64(MathBuilder& m, Op op, std::span<llvm::Value* const> x) {
   return nullptr;  // not reached: the check throws
 }
 
+// The f32 ops with a native f32 emitter (f32_functions.hpp), or nullptr: the other f32 ops are
+// evaluated in f64 and rounded once.
+llvm::Value* emit_native_f32(MathBuilder& m, Op op, std::span<llvm::Value* const> x) {
+  switch (op) {
+    case Op::exp: return f32::exp(m, x[0]);
+    case Op::exp2: return f32::exp2(m, x[0]);
+    case Op::expm1: return f32::expm1(m, x[0]);
+    case Op::log: return f32::log(m, x[0]);
+    case Op::log2: return f32::log2(m, x[0]);
+    case Op::tanh: return f32::tanh(m, x[0]);
+    case Op::erf: return f32::erf(m, x[0]);
+    case Op::sigmoid: return f32::sigmoid(m, x[0]);
+    case Op::silu: return f32::silu(m, x[0]);
+    case Op::gelu_tanh: return f32::gelu_tanh(m, x[0]);
+    default: return nullptr;
+  }
+}
+
 }  // namespace
 
 bool has_vector_math(Op op, DType dtype) {
@@ -52,8 +71,13 @@ llvm::Value* emit_vector_math(llvm::IRBuilder<>& builder, llvm::Module& module, 
                               Op op, DType dtype, std::span<llvm::Value* const> operands) {
   TJ_INTERNAL_CHECK(has_vector_math(op, dtype))
       << "vector math: " << ir::op_name(op) << " on " << dtype_name(dtype);
-  MathBuilder m(builder, module, lanes, dtype == DType::f32);
-  if (dtype == DType::f64) return emit_f64(m, op, operands);
+  if (dtype == DType::f64) {
+    MathBuilder m(builder, module, lanes, Evaluation::f64);
+    return emit_f64(m, op, operands);
+  }
+  MathBuilder native(builder, module, lanes, Evaluation::f32);
+  if (llvm::Value* result = emit_native_f32(native, op, operands)) return result;
+  MathBuilder m(builder, module, lanes, Evaluation::f64_for_f32);
   std::vector<llvm::Value*> widened;
   for (llvm::Value* operand : operands) widened.push_back(builder.CreateFPExt(operand, m.real_type()));
   llvm::Value* result = emit_f64(m, op, widened);

@@ -1,0 +1,151 @@
+// tanh, sigmoid, silu and gelu_tanh in native f32, built on f32_exp.cpp. Each is a quotient over
+// 1 + e, e = exp(-y) <= 1 rounded to f32 and 1 + e an exact Fast2Sum pair, so the result carries
+// e's rounding damped by the quotient's derivative. sigmoid, silu and gelu_tanh take their
+// numerator from exp's unrounded parts and correct the quotient by its exact residual; tanh trades
+// both for speed (its own comment). Measured bounds: docs/vector_math.md.
+#include "f32_functions.hpp"
+
+#include <limits>
+
+#include <tensorjit/ir/scalar_ops.hpp>
+
+namespace tensorjit::codegen::vector_math::f32 {
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+// Below |x| = 0.875 tanh is the odd polynomial; above, 2e / (1 + e) <= 0.296 with
+// e = exp(-2|x|) is subtracted from 1 (the smaller q, the less e's rounding shows).
+constexpr double kTanhPolynomialLimit = 0.875;
+// e^-40 is far below half an ulp of 1: tanh's exp argument is clamped there (k >= -58).
+constexpr double kTanhExpLowest = -40.0;
+// sigmoid(a) = e^a / (1 + e^a) for a < 0 is below 2^-150 from a = -104, silu(a) = a sigmoid(a)
+// from a = -109: e = exp(-|a|) is clamped at -120 and the clamped lanes give 0 (times x).
+constexpr double kSigmoidLowest = -120.0;
+// 1 + e with e below 2^-60 is 1 + 2^-60 for any purpose: the denominator's e is clamped there
+// (2^k stays normal).
+constexpr int kDenominatorLowestExponent = -60;
+
+// n / d for n = n_hi + n_lo (n_lo == nullptr: 0; the pair need not be normalised) and a
+// normalised pair d: one division, and the quotient corrected once by its exact residual (FMA),
+// so it is within about 0.5 ulp of the exact quotient of the pairs. With `may_be_infinite`, an
+// infinite quotient is returned as it is (its residual would be NaN).
+llvm::Value* corrected_quotient(MathBuilder& m, llvm::Value* n_hi, llvm::Value* n_lo,
+                                DoubleDouble d, bool may_be_infinite) {
+  llvm::Value* inverse = m.div(m.real(1.0), d.hi);
+  llvm::Value* quotient = m.mul(n_hi, inverse);
+  llvm::Value* residual = m.fma(m.neg(quotient), d.hi, n_hi);  // exact
+  if (n_lo != nullptr) residual = m.add(residual, n_lo);
+  residual = m.fma(m.neg(quotient), d.lo, residual);
+  llvm::Value* corrected = m.fma(residual, inverse, quotient);
+  if (!may_be_infinite) return corrected;
+  return m.select(m.less(m.abs(quotient), m.real(kInfinity)), corrected, quotient);
+}
+
+// e = (hi + lo) 2^k <= 1 rounded to f32, and 1 + e as an exact pair (Fast2Sum).
+struct OnePlusExp {
+  DoubleDouble sum;
+  llvm::Value* e;
+};
+
+OnePlusExp one_plus_exp(MathBuilder& m, const ExpParts& parts) {
+  auto& b = m.ir();
+  llvm::Value* lowest = m.integer(kDenominatorLowestExponent);
+  llvm::Value* k = b.CreateSelect(b.CreateICmpSLT(parts.k, lowest), lowest, parts.k);
+  llvm::Value* power = m.power_of_two(k);
+  llvm::Value* e = m.fma(power, parts.hi, m.mul(power, parts.lo));
+  return {m.fast_two_sum(m.real(1.0), e), e};
+}
+
+// x sigmoid(a + a_lo) (x == nullptr: sigmoid(a); a_lo == nullptr: 0; |a_lo| < 2^-20 |a|). With
+// e = exp(-|a + a_lo|) = (hi + lo) 2^k <= 1:
+//   a >= 0:  x / (1 + e)          a < 0:  (x (hi + lo) / (1 + e)) 2^k
+// so exp never overflows and the negative side keeps its relative accuracy down into the
+// subnormals (2^k applied last, by two exact-or-final products). x (hi + lo) is an FMA product
+// pair. Lanes with a below kSigmoidLowest give x * 0 (NaN for x = -inf, as the ops.def formula).
+llvm::Value* times_sigmoid(MathBuilder& m, llvm::Value* x, llvm::Value* a, llvm::Value* a_lo) {
+  auto& b = m.ir();
+  llvm::Value* positive = m.greater_equal(a, m.real(0.0));
+  llvm::Value* minus_abs_lo = a_lo == nullptr ? nullptr : m.select(positive, m.neg(a_lo), a_lo);
+  ExpParts e = exp_parts(m, m.neg(m.abs(a)), minus_abs_lo, kSigmoidLowest);
+  OnePlusExp denominator = one_plus_exp(m, e);
+  llvm::Value* one = m.real(1.0);
+  llvm::Value* numerator_hi = e.hi;
+  llvm::Value* numerator_lo = e.lo;
+  if (x != nullptr) {
+    DoubleDouble product = m.two_product(x, e.hi);
+    numerator_hi = product.hi;
+    numerator_lo = m.fma(x, e.lo, product.lo);
+  }
+  numerator_hi = m.select(positive, x == nullptr ? one : x, numerator_hi);
+  numerator_lo = m.select(positive, m.real(0.0), numerator_lo);
+  llvm::Value* quotient =
+      corrected_quotient(m, numerator_hi, numerator_lo, denominator.sum, x != nullptr);
+  llvm::Value* k = b.CreateSelect(positive, m.integer(0), e.k);
+  llvm::Value* k1 = b.CreateAShr(k, 1);
+  llvm::Value* result = m.mul(m.mul(quotient, m.power_of_two(k1)),
+                              m.power_of_two(b.CreateSub(k, k1)));
+  llvm::Value* vanishing = m.less(a, m.real(kSigmoidLowest));
+  llvm::Value* zero = m.real(0.0);
+  return m.select(vanishing, x == nullptr ? zero : m.mul(x, zero), result);
+}
+
+}  // namespace
+
+// tanh(|x|): below 0.875 |x| + |x|^3 p(x^2), p of degree 6 (near-minimax, 2^-30.3 relative;
+// scripts/vector_math_f32_fit.py). Above, 1 - q with q = 2e / (1 + e) <= 0.296, e = exp(-2|x|)
+// (2|x| is exact) = fma(2^k, t, 2^k) from exp's reduced t, within about an ulp of e: that moves q
+// by at most 2^-25.5. 1 + e is a Fast2Sum pair; the quotient by its head is corrected for its tail
+// by one FMA (q (1 - d_lo / d_hi) with d_hi taken as 1: off by 2^-26 q at most). The sign is
+// copied back (tanh(-0) == -0, NaN stays NaN).
+llvm::Value* tanh(MathBuilder& m, llvm::Value* x) {
+  llvm::Value* magnitude = m.abs(x);
+  llvm::Value* square = m.mul(magnitude, magnitude);
+  llvm::Value* p = m.polynomial(square, {-0x1.55555p-2, 0x1.110fa8p-3, -0x1.b9da52p-5,
+                                         0x1.6376eep-6, -0x1.11023p-7, 0x1.5b6d5ap-9,
+                                         -0x1.f9b7d6p-12});
+  llvm::Value* small = m.fma(m.mul(magnitude, square), p, magnitude);
+  ExpMinusOne reduced = exp_minus_one_reduced(m, m.neg(m.add(magnitude, magnitude)), kTanhExpLowest);
+  llvm::Value* power = m.power_of_two(reduced.k);  // normal: k >= -58
+  llvm::Value* e = m.fma(power, reduced.t, power);
+  DoubleDouble denominator = m.fast_two_sum(m.real(1.0), e);
+  llvm::Value* quotient = m.div(m.add(e, e), denominator.hi);
+  llvm::Value* q = m.fma(m.neg(quotient), denominator.lo, quotient);
+  llvm::Value* large = m.sub(m.real(1.0), q);
+  llvm::Value* result = m.select(m.less(magnitude, m.real(kTanhPolynomialLimit)), small, large);
+  return m.copysign(result, x);
+}
+
+// sigmoid(x) = 1 / (1 + exp(-x)), the ops.def definition.
+llvm::Value* sigmoid(MathBuilder& m, llvm::Value* x) { return times_sigmoid(m, nullptr, x, nullptr); }
+
+// silu(x) = x / (1 + exp(-x)); silu(-inf) is NaN as in that formula, and a zero keeps its sign.
+llvm::Value* silu(MathBuilder& m, llvm::Value* x) {
+  return m.select(m.equal(x, m.real(0.0)), x, times_sigmoid(m, x, x, nullptr));
+}
+
+// gelu_tanh(x) = (0.5 x) (1 + tanh(v)), v = c1 (x + c2 x^3) with the constants of
+// ir/scalar_ops.hpp rounded to f32, evaluated as x sigmoid(2v), the same function without the
+// cancellation of 1 + tanh(v) for v < 0. v is carried as a pair (FMA products, TwoSum): for
+// x < -5 the result is about x exp(2v), and one rounding of v would cost |2v| (up to 120) times
+// 2^-24 relative.
+llvm::Value* gelu_tanh(MathBuilder& m, llvm::Value* x) {
+  DoubleDouble square = m.two_product(x, x);
+  DoubleDouble cube = m.two_product(square.hi, x);
+  llvm::Value* cube_lo = m.fma(square.lo, x, cube.lo);
+  llvm::Value* c2 = m.formula_constant(ir::kGeluTanhCubic<double>);
+  DoubleDouble cubic = m.two_product(c2, cube.hi);
+  llvm::Value* cubic_lo = m.fma(c2, cube_lo, cubic.lo);
+  DoubleDouble inner = m.two_sum(x, cubic.hi);
+  llvm::Value* inner_lo = m.add(inner.lo, cubic_lo);
+  llvm::Value* c1 = m.formula_constant(ir::kSqrt2OverPi<double>);
+  DoubleDouble v = m.two_product(c1, inner.hi);
+  llvm::Value* v_lo = m.fma(c1, inner_lo, v.lo);
+  // The low part is dropped where v itself overflowed (it is NaN there).
+  llvm::Value* finite = m.less(m.abs(v.hi), m.real(kInfinity));
+  llvm::Value* twice_lo = m.select(finite, m.add(v_lo, v_lo), m.real(0.0));
+  llvm::Value* result = times_sigmoid(m, x, m.add(v.hi, v.hi), twice_lo);
+  return m.select(m.equal(x, m.real(0.0)), x, result);  // a zero keeps its sign
+}
+
+}  // namespace tensorjit::codegen::vector_math::f32

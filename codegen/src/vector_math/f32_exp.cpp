@@ -1,0 +1,136 @@
+// exp, exp2 and expm1 in native f32, and the exp parts the other f32 emitters build on.
+//
+// Range reduction: k = round(x / ln2), r = x - k ln2 with ln2 = ln2_hi + ln2_lo, an f32
+// Cody-Waite split (scripts/vector_math_f32_fit.py). ln2_hi is ln 2 rounded to f32 (ulp 2^-24), so
+// x - k ln2_hi is x itself (k == 0) or a multiple of 2^-24 below 0.5 in magnitude: the first FMA
+// is exact. The second rounds; r_lo is its error (FMA), so r + r_lo is x - k ln2 to about 2^-45.
+// Polynomial: exp(r) = 1 + r + r^2 q(r), q of degree 4, a near-minimax fit of exp's relative error
+// on |r| <= ln2/2 with f32 coefficients (2^-28.3).
+// Reconstruction: hi = 1 + r by Fast2Sum, lo = its exact error + r^2 q + r_lo, and (hi + lo) 2^k
+// as fma(2^k1, hi, 2^k1 lo) 2^k2 with k = k1 + k2: the sum is rounded once (before it the error is
+// below 2^-27 relative), and results near overflow or in the subnormal range need no intermediate
+// that overflows or underflows (a subnormal result is rounded a second time, by the last product).
+// exp2 reduces by k = round(x) exactly and takes r ln2 as an FMA product pair through the same
+// parts; expm1 forms 2^k (hi + lo) - 1 without cancellation (below).
+// Measured errors: docs/vector_math.md.
+#include "f32_functions.hpp"
+
+namespace tensorjit::codegen::vector_math::f32 {
+namespace {
+
+constexpr double kInverseLn2 = 0x1.715476p+0;
+constexpr double kLn2High = 0x1.62e43p-1;
+constexpr double kLn2Low = -0x1.05c61p-29;
+// exp(x) overflows above 88.72: clamping to 89 keeps k at most 128 and gives inf beyond.
+constexpr double kHighest = 89.0;
+// exp(x) rounds to 0 below -103.98.
+constexpr double kExpLowest = -105.0;
+// exp2(x) overflows from 128 and rounds to 0 below -150: clamped to [-160, 130] (NaN passes).
+constexpr double kExp2Lowest = -160.0;
+constexpr double kExp2Highest = 130.0;
+// expm1(x) rounds to -1 below -17.4: its exp argument is clamped at -40 (k >= -58).
+constexpr double kExpm1Lowest = -40.0;
+// Up to k = 24 expm1's -1 goes through an FMA (below); beyond, it is at most a quarter of an ulp
+// and the result is exp's.
+constexpr int kExpm1LargestFmaExponent = 24;
+
+// Compare-and-select clamp: NaN compares false and passes unchanged.
+llvm::Value* clamp(MathBuilder& m, llvm::Value* x, double lowest, double highest) {
+  llvm::Value* below = m.select(m.less(x, m.real(lowest)), m.real(lowest), x);
+  return m.select(m.greater(below, m.real(highest)), m.real(highest), below);
+}
+
+}  // namespace
+
+namespace {
+
+struct Reduced {
+  llvm::Value* clamped;
+  llvm::Value* k;  // i32
+  llvm::Value* r;
+  llvm::Value* r_high;
+  llvm::Value* minus_k;
+};
+
+Reduced reduce(MathBuilder& m, llvm::Value* x, double lowest) {
+  llvm::Value* clamped = clamp(m, x, lowest, kHighest);
+  auto k = m.round_to_integer(clamped, kInverseLn2);
+  llvm::Value* minus_k = m.neg(k.value);
+  llvm::Value* r_high = m.fma(minus_k, m.real(kLn2High), clamped);  // exact
+  return {clamped, k.integer, m.fma(minus_k, m.real(kLn2Low), r_high), r_high, minus_k};
+}
+
+// q(r) of exp(r) = 1 + r + r^2 q(r).
+llvm::Value* exp_polynomial(MathBuilder& m, llvm::Value* r) {
+  return m.polynomial(r, {0x1.fffffcp-2, 0x1.555492p-3, 0x1.5558acp-5, 0x1.12397cp-7,
+                          0x1.6a5198p-10});
+}
+
+}  // namespace
+
+ExpParts exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double lowest) {
+  Reduced reduced = reduce(m, x, lowest);
+  llvm::Value* r = reduced.r;
+  // r_lo < 2^-26 joins the tail as it is (exp(r + r_lo) = exp(r) + r_lo to 2^-27.5 relative).
+  llvm::Value* r_lo = m.fma(reduced.minus_k, m.real(kLn2Low), m.sub(reduced.r_high, r));
+  llvm::Value* tail = m.fma(m.mul(r, r), exp_polynomial(m, r), r_lo);
+  DoubleDouble one_plus_r = m.fast_two_sum(m.real(1.0), r);  // |r| < 1
+  llvm::Value* lo = m.add(one_plus_r.lo, tail);
+  if (x_lo != nullptr) {
+    // exp(r + x_lo) = (hi + lo)(1 + x_lo) to x_lo^2; a clamped argument's low part means
+    // nothing and is dropped.
+    llvm::Value* kept = m.select(m.equal(reduced.clamped, x), x_lo, m.real(0.0));
+    lo = m.fma(kept, one_plus_r.hi, m.fma(kept, lo, lo));
+  }
+  return {one_plus_r.hi, lo, reduced.k};
+}
+
+ExpMinusOne exp_minus_one_reduced(MathBuilder& m, llvm::Value* x, double lowest) {
+  Reduced reduced = reduce(m, x, lowest);
+  llvm::Value* r = reduced.r;
+  return {m.fma(m.mul(r, r), exp_polynomial(m, r), r), reduced.k};
+}
+
+llvm::Value* scale(MathBuilder& m, llvm::Value* hi, llvm::Value* lo, llvm::Value* k) {
+  auto& b = m.ir();
+  llvm::Value* k1 = b.CreateAShr(k, 1);
+  llvm::Value* k2 = b.CreateSub(k, k1);
+  llvm::Value* power = m.power_of_two(k1);
+  return m.mul(m.fma(power, hi, m.mul(power, lo)), m.power_of_two(k2));
+}
+
+llvm::Value* exp(MathBuilder& m, llvm::Value* x) {
+  ExpParts parts = exp_parts(m, x, nullptr, kExpLowest);
+  return scale(m, parts.hi, parts.lo, parts.k);
+}
+
+// exp2(x) = 2^k exp(r ln2), k = round(x), r = x - k exact (|r| <= 1/2); r ln2 is an FMA product
+// pair (ln2_hi, ln2_lo of exp's split) entering exp's parts as x + x_lo.
+llvm::Value* exp2(MathBuilder& m, llvm::Value* x) {
+  llvm::Value* clamped = clamp(m, x, kExp2Lowest, kExp2Highest);
+  auto k = m.round_to_integer(clamped);
+  llvm::Value* r = m.sub(clamped, k.value);
+  DoubleDouble product = m.two_product(r, m.real(kLn2High));
+  llvm::Value* product_lo = m.fma(r, m.real(kLn2Low), product.lo);
+  ExpParts parts = exp_parts(m, product.hi, product_lo, -1.0);  // |r ln2| <= 0.35: no clamp
+  return scale(m, parts.hi, parts.lo, m.ir().CreateAdd(k.integer, parts.k));
+}
+
+// expm1(x) = 2^k (hi + lo) - 1 = fma(2^k, lo, fma(2^k, hi, -1)). For 0 <= k <= 23 the inner FMA
+// is exact (2^k hi - 1 has no more significant bits than 2^k hi; for k == 0 by Sterbenz), so the
+// result rounds once, with no cancellation near 0 (there hi - 1 + lo is r + r^2 q exactly but for
+// a rounding of the tail); for k < 0 the inner FMA rounds a value in [-1, -0.29] once more, and
+// for k = 24 (2^k hi has an ulp of 2) a value near 2^24 once more. Above k = 24 it is exp's
+// result. +-0 and NaN are returned as they are.
+llvm::Value* expm1(MathBuilder& m, llvm::Value* x) {
+  auto& b = m.ir();
+  ExpParts parts = exp_parts(m, x, nullptr, kExpm1Lowest);
+  llvm::Value* largest = m.integer(kExpm1LargestFmaExponent);
+  llvm::Value* large = b.CreateICmpSGT(parts.k, largest);
+  llvm::Value* power = m.power_of_two(b.CreateSelect(large, largest, parts.k));
+  llvm::Value* near = m.fma(power, parts.lo, m.fma(power, parts.hi, m.real(-1.0)));
+  llvm::Value* result = m.select(large, scale(m, parts.hi, parts.lo, parts.k), near);
+  return m.select(m.equal(x, m.real(0.0)), x, result);
+}
+
+}  // namespace tensorjit::codegen::vector_math::f32

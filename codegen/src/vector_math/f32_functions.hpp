@@ -1,0 +1,50 @@
+// The native f32 vector math emitters: f32 values at the kernel's full width (16 lanes of a zmm),
+// with no widening to f64. Each takes and returns f32 values of the builder's lane count
+// (Evaluation::f32). Where one f32 rounding would cost too much, the error is carried in a second
+// f32 (FMA products, Fast2Sum) instead of in f64. Polynomial coefficients and constant splits:
+// scripts/vector_math_f32_fit.py. Bounds (exp, exp2, log, log2 <= 1 ulp; the others <= 2 ulp)
+// and special values (those of glibc): docs/vector_math.md, tests/codegen/vector_math.
+#pragma once
+
+#include "math_builder.hpp"
+
+namespace tensorjit::codegen::vector_math::f32 {
+
+// f32_exp.cpp
+// exp(x + x_lo) = (hi + lo) 2^k unscaled: hi = 1 + r rounded (in [0.65, 1.35]), lo the rest
+// (|lo| < 0.07, not normalised), hi + lo within 2^-27 of exp's value relative; k an i32.
+// x is clamped to [lowest, 89] first (NaN passes), so k lies in [round(lowest / ln2), 128];
+// x_lo may be nullptr (zero), and must be below 2^-20 |x|.
+struct ExpParts {
+  llvm::Value* hi;
+  llvm::Value* lo;
+  llvm::Value* k;
+};
+ExpParts exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double lowest);
+// exp(x) = (1 + t) 2^k with t rounded to f32 (and the reduction's rounding, 2^-26, not carried):
+// within 2^-25.5 of exp relative, for callers that round exp once more anyway; x clamped as above.
+struct ExpMinusOne {
+  llvm::Value* t;
+  llvm::Value* k;
+};
+ExpMinusOne exp_minus_one_reduced(MathBuilder& m, llvm::Value* x, double lowest);
+// (hi + lo) 2^k rounded once (twice for subnormal results), for k in [-180, 128].
+llvm::Value* scale(MathBuilder& m, llvm::Value* hi, llvm::Value* lo, llvm::Value* k);
+llvm::Value* exp(MathBuilder& m, llvm::Value* x);
+llvm::Value* exp2(MathBuilder& m, llvm::Value* x);
+llvm::Value* expm1(MathBuilder& m, llvm::Value* x);
+
+// f32_log.cpp
+llvm::Value* log(MathBuilder& m, llvm::Value* x);
+llvm::Value* log2(MathBuilder& m, llvm::Value* x);
+
+// f32_activations.cpp
+llvm::Value* tanh(MathBuilder& m, llvm::Value* x);
+llvm::Value* sigmoid(MathBuilder& m, llvm::Value* x);
+llvm::Value* silu(MathBuilder& m, llvm::Value* x);
+llvm::Value* gelu_tanh(MathBuilder& m, llvm::Value* x);
+
+// f32_erf.cpp
+llvm::Value* erf(MathBuilder& m, llvm::Value* x);
+
+}  // namespace tensorjit::codegen::vector_math::f32
