@@ -261,7 +261,9 @@ void launch_product_step(const PreparedProduct& prepared, const ir::Step& step, 
   const auto numel = static_cast<std::size_t>(matmul->numel());
   ir::Value a = values.resolve(matmul->input(0));
   ir::Value b = values.resolve(matmul->input(1));
-  ir::Value c{ir::Buffer::allocate(numel * itemsize(matmul->dtype())), matmul->dtype(),
+  // The GEMM writes every element of C (zeros when k == 0) and the epilogue every element of its
+  // outputs: neither needs zeroed memory.
+  ir::Value c{ir::Buffer::allocate_uninitialized(numel * itemsize(matmul->dtype())), matmul->dtype(),
               ir::Layout::contiguous(shape)};
 
   EpilogueContext context;
@@ -278,7 +280,7 @@ void launch_product_step(const PreparedProduct& prepared, const ir::Step& step, 
     const ir::NodePtr& out = prepared.outputs[j];
     ir::Value value = static_cast<int>(j) == prepared.in_place_output
                           ? ir::Value{c.buffer, c.dtype, c.layout}
-                          : ir::Value{ir::Buffer::allocate(numel * itemsize(out->dtype())), out->dtype(),
+                          : ir::Value{ir::Buffer::allocate_uninitialized(numel * itemsize(out->dtype())), out->dtype(),
                                       ir::Layout::contiguous(shape)};
     context.outputs.push_back(
         tile_operand(static_cast<char*>(value.buffer->data()), contiguous, itemsize(out->dtype())));
