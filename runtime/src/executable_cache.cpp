@@ -96,6 +96,7 @@ std::shared_ptr<Executable> executable_for(const ir::Graph& graph, std::vector<i
   const std::vector<ir::NodePtr> order = ir::topological_order(graph);
   ir::NodeMap<std::int64_t> position(order.size());
   KeyWriter writer;
+  writer.key.reserve(64 * order.size());  // ~ a node's words: one allocation, not six regrowths
   inputs.clear();
   for (const auto& node : order) {
     position.insert(node.get(), static_cast<std::int64_t>(position.size()));
