@@ -117,6 +117,19 @@ TEST_SUITE("runtime") {
     }
   }
 
+  TEST_CASE("reductions JIT: column reductions whose row pieces start mid-lane, in groups of panels") {
+    // Reduced axes [3, 700] that do not merge (every other index of the middle axis): pieces of
+    // 700 elements start on lanes 0, 60 and 56 of a block, so each has a head, whole groups of
+    // panels and a tail; the kept axis (100, then 64 and one output) is contiguous.
+    auto x = (tj::sin(tj::arange(0, 3 * 1400 * 164, 1).astype(tj::f32)) * 50.0f)
+                 .reshape({3, 1400, 164})
+                 .eval();
+    auto strided = x.slice(1, 0, 1400, 2);
+    for (const auto& result : {strided.sum({0, 1}), strided.max({0, 1}), (strided * 2.0f).min({0, 1}),
+                               strided.astype(tj::f64).sum({0, 1}), (strided > 0.0f).any({0, 1})})
+      check_against_interpreter(tj::detail::graph_for({tj::detail::node_of(result, "test")}));
+  }
+
   TEST_CASE("reductions JIT: a reduction takes its producers and consumers into one step") {
     auto a = tj::arange(0, 1000, 1).astype(tj::f32).eval();
     auto b = (tj::arange(0, 1000, 1).astype(tj::f32) * 0.5f).eval();
