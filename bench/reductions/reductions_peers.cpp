@@ -1,5 +1,5 @@
-// W4-W6 side by side (issue 6): tensorjit's reductions, softmax, layernorm and the fused
-// ((a - b) * (a - b)).sum(), against NumPy run as a child process in the same run, and the STREAM
+// W4-W6 side by side (issue 6): tensorjit's reductions, softmax, layernorm, the fused
+// ((a - b) * (a - b)).sum() and argmax/argmin, against NumPy run as a child process in the same run, and the STREAM
 // triad bandwidth measured here. Medians of interleaved runs; each row also gives the time the
 // workload's compulsory traffic (read the inputs once, write the outputs once) takes at the triad
 // bandwidth, and the fraction of that limit reached; "tj cpu ms" is the median process CPU time of
@@ -105,6 +105,8 @@ int main(int argc, char** argv) {
        [&] { return tj::layernorm(rows, gamma, beta, 1e-5); }},
       {"fused_sq_diff_sum_16Mi_f32", 2 * f32_16mi,
        [&] { return ((full - other) * (full - other)).sum(); }},
+      {"argmax_axis1_4096x4096_f32", f32_16mi + 8.0 * 4096, [&] { return square.argmax(1); }},
+      {"argmin_axis0_4096x4096_f32", f32_16mi + 8.0 * 4096, [&] { return square.argmin(0); }},
   };
 
   std::map<std::string, double> ours, ours_cpu;
