@@ -24,13 +24,16 @@ NodePtr lower(const NodePtr& arg) {
                                        make_constant(x->dtype(), shape, Scalar::of(x->dtype(), 0))});
     hit = make_binary(Op::logical_or, make_binary(Op::ne, t, t), hit);
   }
+  // Indices in i32 where they fit: the reduction then runs on 64 lanes of 4 bytes, not 32 of 8.
+  const DType index_dtype = extent < (std::int64_t{1} << 31) ? DType::i32 : DType::i64;
   Shape along(shape.size(), 1);
   along[static_cast<std::size_t>(axis)] = extent;
   NodePtr index = make_expand(
-      make_reshape(Node::make(Op::iota, {}, IotaAttr{DType::i64, extent, 0, 1}), along), shape);
-  NodePtr none = make_constant(DType::i64, shape, Scalar::of_int(DType::i64, extent));
-  return make_reduce(Op::reduce_min, Node::make(Op::where, {hit, index, none}), {axis}, attr.keepdims,
-                     attr.mode);
+      make_reshape(Node::make(Op::iota, {}, IotaAttr{index_dtype, extent, 0, 1}), along), shape);
+  NodePtr none = make_constant(index_dtype, shape, Scalar::of_int(index_dtype, extent));
+  NodePtr first = make_reduce(Op::reduce_min, Node::make(Op::where, {hit, index, none}), {axis},
+                              attr.keepdims, attr.mode);
+  return index_dtype == DType::i64 ? first : make_cast(first, DType::i64);
 }
 
 }  // namespace
