@@ -76,14 +76,20 @@ class RowLowering {
   void emit_row_setup(llvm::Value* row);
   // Value v on `lanes` columns from `column`.
   llvm::Value* load_value(int v, unsigned lanes, llvm::Value* column);
-  // The expression's node values on `lanes` lanes; input leaf k read by load_input(k).
+  // The expression's node values on `lanes` lanes; input leaf k read by load_input(k). A node
+  // with a scalar in `hoisted` is that scalar, splat.
   template <typename LoadInput>
-  std::vector<llvm::Value*> emit_expression(const LoopPlan& plan, unsigned lanes, LoadInput load_input);
+  std::vector<llvm::Value*> emit_expression(const LoopPlan& plan, unsigned lanes, LoadInput load_input,
+                                            const std::vector<llvm::Value*>& hoisted = {});
+  // The ops of a phase's expression whose operands are all the same across the row (per-row
+  // values, broadcast inputs, constants), computed once per row as scalars; null elsewhere.
+  std::vector<llvm::Value*> emit_row_invariants(const LoopPlan& plan, const std::vector<int>& reads);
   // `prefetch`: this phase also asks for the next row's inputs (the kernel's first loop phase).
   void emit_loop_phase(const RowPlanPhase& phase, bool prefetch);
   void emit_next_row_prefetch(llvm::Value* column, std::int64_t count);
   void emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row, llvm::Value* columns);
-  llvm::Value* emit_producer(const RowPlanPhase& phase, unsigned lanes, llvm::Value* column);
+  llvm::Value* emit_producer(const RowPlanPhase& phase, unsigned lanes, llvm::Value* column,
+                             const std::vector<llvm::Value*>& hoisted);
   llvm::Value* combine(const RowPlanPhase& phase, unsigned lanes, llvm::Value* a, llvm::Value* b) {
     ElementwiseEmitter emitter(builder_, module_, lanes);
     llvm::Value* operands[] = {a, b};
@@ -254,12 +260,15 @@ llvm::Value* RowLowering::load_value(int v, unsigned lanes, llvm::Value* column)
 
 template <typename LoadInput>
 std::vector<llvm::Value*> RowLowering::emit_expression(const LoopPlan& plan, unsigned lanes,
-                                                       LoadInput load_input) {
+                                                       LoadInput load_input,
+                                                       const std::vector<llvm::Value*>& hoisted) {
   ElementwiseEmitter emitter(builder_, module_, lanes);
   std::vector<llvm::Value*> values(plan.nodes.size(), nullptr);
   for (std::size_t n = 0; n < plan.nodes.size(); ++n) {
     const LoopPlanNode& node = plan.nodes[n];
-    if (node.op == ir::Op::input) {
+    if (!hoisted.empty() && hoisted[n]) {
+      values[n] = lanes == 1 ? hoisted[n] : builder_.CreateVectorSplat(lanes, hoisted[n]);
+    } else if (node.op == ir::Op::input) {
       values[n] = load_input(static_cast<std::size_t>(node.input_index));
     } else if (node.op == ir::Op::constant) {
       values[n] = emitter.constant(node.dtype, node.constant);
@@ -272,15 +281,17 @@ std::vector<llvm::Value*> RowLowering::emit_expression(const LoopPlan& plan, uns
   return values;
 }
 
-// Asks for the next row's elements [column, column + count) of every contiguous column input,
-// into L2: a row's first phase then reads from cache while the memory stream overlaps the compute
+// Asks for the next row's elements [column, column + count) of every contiguous column input
+// that differs from row to row, into L2: a row's first phase then reads from cache while the memory stream overlaps the compute
 // of the phases before (the hardware prefetchers do not run a whole row ahead).
 void RowLowering::emit_next_row_prefetch(llvm::Value* column, std::int64_t count) {
   llvm::Function* prefetch = llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::prefetch,
                                                              {builder_.getPtrTy()});
   for (std::size_t v = 0; v < plan_.values.size(); ++v) {
     const RowValue& value = plan_.values[v];
-    if (value.kind != RowValueKind::column_input || value.access != InnerAccess::contiguous) continue;
+    if (value.kind != RowValueKind::column_input || value.access != InnerAccess::contiguous ||
+        value.same_every_row)
+      continue;
     const auto size = static_cast<std::int64_t>(itemsize(value.dtype));
     llvm::Value* next = builder_.CreateGEP(memory_type(value.dtype), current_[v].row,
                                            builder_.CreateAdd(current_[v].row_stride, column));
@@ -290,12 +301,45 @@ void RowLowering::emit_next_row_prefetch(llvm::Value* column, std::int64_t count
   }
 }
 
+// Scalars and vectors of one op give the same bits per lane (emit_elementwise.hpp), so an op
+// computed once per row and splat equals the op on splat operands. LLVM does not hoist these out
+// of the column loop by itself (rsqrt of a row's variance stayed a sqrt and a division per vector).
+std::vector<llvm::Value*> RowLowering::emit_row_invariants(const LoopPlan& plan,
+                                                           const std::vector<int>& reads) {
+  std::vector<bool> invariant(plan.nodes.size(), false);
+  bool any = false;
+  for (std::size_t n = 0; n < plan.nodes.size(); ++n) {
+    const LoopPlanNode& node = plan.nodes[n];
+    if (node.op == ir::Op::constant) {
+      invariant[n] = true;
+    } else if (node.op == ir::Op::input) {
+      const RowValue& value = plan_.values[static_cast<std::size_t>(reads[static_cast<std::size_t>(node.input_index)])];
+      invariant[n] = value.kind == RowValueKind::row_input || value.kind == RowValueKind::row_value ||
+                     (value.kind == RowValueKind::column_input && value.access == InnerAccess::broadcast);
+    } else {
+      invariant[n] = true;
+      for (int operand : node.operands) invariant[n] = invariant[n] && invariant[static_cast<std::size_t>(operand)];
+      any = any || invariant[n];
+    }
+  }
+  if (!any) return {};
+  std::vector<llvm::Value*> scalars = emit_expression(plan, 1, [&](std::size_t k) {
+    return load_value(reads[k], 1, index(0));
+  });
+  for (std::size_t n = 0; n < plan.nodes.size(); ++n) {
+    const ir::Op op = plan.nodes[n].op;
+    if (!invariant[n] || op == ir::Op::input || op == ir::Op::constant) scalars[n] = nullptr;
+  }
+  return scalars;
+}
+
 void RowLowering::emit_loop_phase(const RowPlanPhase& phase, bool prefetch) {
   const LoopShape shape = choose_loop_shape(phase.expression, vector_bits_);
+  const std::vector<llvm::Value*> hoisted = emit_row_invariants(phase.expression, phase.reads);
   auto columns_at = [&](unsigned lanes, llvm::Value* column) {
     std::vector<llvm::Value*> values = emit_expression(phase.expression, lanes, [&](std::size_t k) {
       return load_value(phase.reads[k], lanes, column);
-    });
+    }, hoisted);
     ElementwiseEmitter emitter(builder_, module_, lanes);
     for (std::size_t j = 0; j < phase.writes.size(); ++j) {
       const int v = phase.writes[j];
@@ -321,10 +365,11 @@ void RowLowering::emit_loop_phase(const RowPlanPhase& phase, bool prefetch) {
                     [&](llvm::Value* column) { columns_at(1, column); });
 }
 
-llvm::Value* RowLowering::emit_producer(const RowPlanPhase& phase, unsigned lanes, llvm::Value* column) {
+llvm::Value* RowLowering::emit_producer(const RowPlanPhase& phase, unsigned lanes, llvm::Value* column,
+                                        const std::vector<llvm::Value*>& hoisted) {
   std::vector<llvm::Value*> values = emit_expression(phase.expression, lanes, [&](std::size_t k) {
     return load_value(phase.reads[k], lanes, column);
-  });
+  }, hoisted);
   llvm::Value* element = values[phase.expression.outputs.front()];
   if (phase.input_dtype == phase.accumulator_dtype) return element;
   ElementwiseEmitter emitter(builder_, module_, lanes);
@@ -342,6 +387,7 @@ void RowLowering::emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row,
   llvm::AllocaInst* total_memory = entry_alloca(element, "total");
   builder_.CreateStore(scalar.to_memory(accumulator, scalar.constant(accumulator, neutral_value(phase.op, accumulator))),
                        total_memory);
+  const std::vector<llvm::Value*> hoisted = emit_row_invariants(phase.expression, phase.reads);
 
   emit_counted_loop("block", index(0), columns, ir::kReductionBlock, [&](llvm::Value* block_start) {
     llvm::Value* block_end = builder_.CreateBinaryIntrinsic(
@@ -363,7 +409,7 @@ void RowLowering::emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row,
     accumulators->addIncoming(neutral, before);
     builder_.CreateCondBr(builder_.CreateICmpSLT(column, groups_end), body, after);
     builder_.SetInsertPoint(body);
-    llvm::Value* combined = combine(phase, lanes, accumulators, emit_producer(phase, lanes, column));
+    llvm::Value* combined = combine(phase, lanes, accumulators, emit_producer(phase, lanes, column, hoisted));
     column->addIncoming(builder_.CreateAdd(column, index(lanes)), builder_.GetInsertBlock());
     accumulators->addIncoming(combined, builder_.GetInsertBlock());
     builder_.CreateBr(header);
@@ -375,7 +421,7 @@ void RowLowering::emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row,
           builder_.CreateGEP(element, lanes_memory, builder_.CreateSub(tail_column, groups_end));
       llvm::Value* old =
           scalar.from_memory(accumulator, builder_.CreateAlignedLoad(element, pointer, align(accumulator)));
-      llvm::Value* updated = combine(phase, 1, old, emit_producer(phase, 1, tail_column));
+      llvm::Value* updated = combine(phase, 1, old, emit_producer(phase, 1, tail_column, hoisted));
       builder_.CreateAlignedStore(scalar.to_memory(accumulator, updated), pointer, align(accumulator));
     });
     // The fixed tree: lane[l] ⊕= lane[l + w] for w = V/2 .. 1; the block's partial is lane 0.

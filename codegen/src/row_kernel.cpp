@@ -122,6 +122,7 @@ std::string row_plan_text(const RowPlan& plan) {
       text += value.access == InnerAccess::contiguous  ? ":contiguous"
               : value.access == InnerAccess::broadcast ? ":broadcast"
                                                        : ":strided";
+    if (value.same_every_row) text += ":same_every_row";
     text += fmt::format(":in{}:out{}:scratch{};", value.input, value.output, value.scratch);
   }
   for (const RowPlanPhase& phase : plan.phases) {

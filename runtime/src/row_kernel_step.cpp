@@ -197,6 +197,7 @@ class RowSpecBuilder {
     entry.kind = per_row ? RowValueKind::row_input : RowValueKind::column_input;
     entry.dtype = value.dtype;
     entry.access = classify_inner_stride(column_stride);
+    entry.same_every_row = !per_row && rows.strides[0][0] == 0;
     entry.input = static_cast<int>(prepared_.leaves.size());
     prepared_.leaves.push_back(read);
     prepared_.input_strides.push_back(rows.strides[0][0]);

@@ -59,6 +59,7 @@ struct RowValue {
   RowValueKind kind = RowValueKind::column_input;
   DType dtype = DType::f32;
   InnerAccess access = InnerAccess::contiguous;  // column_input: how the columns are read
+  bool same_every_row = false;                   // column_input with row stride 0 (gamma)
   int input = -1;    // column_input, row_input: index in RowArgs::inputs
   int output = -1;   // column_value, row_value: the output it is stored to, or -1
   int scratch = -1;  // column_value with no output: its scratch row
