@@ -84,10 +84,11 @@ class RowLowering {
   // The ops of a phase's expression whose operands are all the same across the row (per-row
   // values, broadcast inputs, constants), computed once per row as scalars; null elsewhere.
   std::vector<llvm::Value*> emit_row_invariants(const LoopPlan& plan, const std::vector<int>& reads);
-  // `prefetch`: this phase also asks for the next row's inputs (the kernel's first loop phase).
+  // `prefetch`: this phase also asks for the next row's inputs (see build).
   void emit_loop_phase(const RowPlanPhase& phase, bool prefetch);
   void emit_next_row_prefetch(llvm::Value* column, std::int64_t count);
-  void emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row, llvm::Value* columns);
+  void emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row, llvm::Value* columns,
+                         bool prefetch);
   llvm::Value* emit_producer(const RowPlanPhase& phase, unsigned lanes, llvm::Value* column,
                              const std::vector<llvm::Value*>& hoisted);
   llvm::Value* combine(const RowPlanPhase& phase, unsigned lanes, llvm::Value* a, llvm::Value* b) {
@@ -138,14 +139,19 @@ void RowLowering::build(const std::string& symbol) {
   emit_prologue();
   emit_counted_loop("row", function_->getArg(1), function_->getArg(2), 1, [&](llvm::Value* row) {
     emit_row_setup(row);
-    bool first_loop = true;
-    for (const RowPlanPhase& phase : plan_.phases) {
-      if (phase.reduce) {
-        emit_reduce_phase(phase, row, columns_);
-      } else {
-        emit_loop_phase(phase, first_loop);
-        first_loop = false;
+    // The phase that prefetches the next row: the first loop phase, or the last phase of a kernel
+    // of reductions alone.
+    std::size_t prefetching = plan_.phases.size() - 1;
+    for (std::size_t p = 0; p < plan_.phases.size(); ++p)
+      if (!plan_.phases[p].reduce) {
+        prefetching = p;
+        break;
       }
+    for (std::size_t p = 0; p < plan_.phases.size(); ++p) {
+      if (plan_.phases[p].reduce)
+        emit_reduce_phase(plan_.phases[p], row, columns_, p == prefetching);
+      else
+        emit_loop_phase(plan_.phases[p], p == prefetching);
     }
   });
   builder_.CreateRetVoid();
@@ -377,7 +383,8 @@ llvm::Value* RowLowering::emit_producer(const RowPlanPhase& phase, unsigned lane
   return emitter.emit(ir::Op::cast, phase.accumulator_dtype, phase.input_dtype, operands);
 }
 
-void RowLowering::emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row, llvm::Value* columns) {
+void RowLowering::emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row, llvm::Value* columns,
+                                    bool prefetch) {
   const DType accumulator = phase.accumulator_dtype;
   const auto lanes = static_cast<unsigned>(ir::reduction_lanes(itemsize(accumulator)));
   llvm::Type* element = memory_type(accumulator);
@@ -409,6 +416,7 @@ void RowLowering::emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row,
     accumulators->addIncoming(neutral, before);
     builder_.CreateCondBr(builder_.CreateICmpSLT(column, groups_end), body, after);
     builder_.SetInsertPoint(body);
+    if (prefetch) emit_next_row_prefetch(column, lanes);
     llvm::Value* combined = combine(phase, lanes, accumulators, emit_producer(phase, lanes, column, hoisted));
     column->addIncoming(builder_.CreateAdd(column, index(lanes)), builder_.GetInsertBlock());
     accumulators->addIncoming(combined, builder_.GetInsertBlock());

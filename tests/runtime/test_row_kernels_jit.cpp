@@ -93,6 +93,18 @@ TEST_SUITE("runtime") {
     check_row_step({constant_rows - constant_rows.sum({-1}, true)});
   }
 
+  TEST_CASE("row kernels JIT: reductions alone over the same rows, argmax and argmin") {
+    for (std::int64_t columns : {3, 64, 4097}) {
+      CAPTURE(columns);
+      auto x = rows_of(23, columns, tj::f32);
+      auto centred = x - x.sum({-1}, true) / static_cast<double>(columns);
+      check_row_step({(centred * centred).sum({-1})});  // a two-pass variance, no loop part
+      // Two reductions with the index iota between them, moved before the row step.
+      check_row_step({x.argmax(1)});
+      check_row_step({x.argmin(-1, true)});
+    }
+  }
+
   TEST_CASE("row kernels JIT: rows and columns over several axes") {
     auto x = rows_of(4 * 5, 3 * 33, tj::f32).reshape({4, 5, 3, 33});
     check_row_step({x - x.max({-1}, true)});
