@@ -190,8 +190,9 @@ void RowLowering::emit_prologue() {
           c.column_stride = stride(value.input, 1);
         break;
       case RowValueKind::column_value:
-        c.base = value.output >= 0 ? load_pointer(outputs, static_cast<std::size_t>(value.output), "output")
-                                   : load_pointer(scratch, static_cast<std::size_t>(value.scratch), "scratch");
+        c.base = value.output >= 0
+                     ? load_pointer(outputs, static_cast<std::size_t>(value.output), "output")
+                     : load_pointer(scratch, static_cast<std::size_t>(value.scratch), "scratch");
         break;
       case RowValueKind::row_value:
         if (value.output >= 0)
@@ -288,8 +289,9 @@ std::vector<llvm::Value*> RowLowering::emit_expression(const LoopPlan& plan, uns
 }
 
 // Asks for the next row's elements [column, column + count) of every contiguous column input
-// that differs from row to row, into L2: a row's first phase then reads from cache while the memory stream overlaps the compute
-// of the phases before (the hardware prefetchers do not run a whole row ahead).
+// that differs from row to row, into L2: a row's first phase then reads from cache while the
+// memory stream overlaps the compute of the phases before (the hardware prefetchers do not run a
+// whole row ahead).
 void RowLowering::emit_next_row_prefetch(llvm::Value* column, std::int64_t count) {
   llvm::Function* prefetch = llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::prefetch,
                                                              {builder_.getPtrTy()});
@@ -319,12 +321,14 @@ std::vector<llvm::Value*> RowLowering::emit_row_invariants(const LoopPlan& plan,
     if (node.op == ir::Op::constant) {
       invariant[n] = true;
     } else if (node.op == ir::Op::input) {
-      const RowValue& value = plan_.values[static_cast<std::size_t>(reads[static_cast<std::size_t>(node.input_index)])];
+      const auto read = reads[static_cast<std::size_t>(node.input_index)];
+      const RowValue& value = plan_.values[static_cast<std::size_t>(read)];
       invariant[n] = value.kind == RowValueKind::row_input || value.kind == RowValueKind::row_value ||
                      (value.kind == RowValueKind::column_input && value.access == InnerAccess::broadcast);
     } else {
       invariant[n] = true;
-      for (int operand : node.operands) invariant[n] = invariant[n] && invariant[static_cast<std::size_t>(operand)];
+      for (int operand : node.operands)
+        invariant[n] = invariant[n] && invariant[static_cast<std::size_t>(operand)];
       any = any || invariant[n];
     }
   }
@@ -392,8 +396,9 @@ void RowLowering::emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row,
   ElementwiseEmitter vector(builder_, module_, lanes);
   llvm::AllocaInst* lanes_memory = entry_alloca(llvm::ArrayType::get(element, lanes), "lanes");
   llvm::AllocaInst* total_memory = entry_alloca(element, "total");
-  builder_.CreateStore(scalar.to_memory(accumulator, scalar.constant(accumulator, neutral_value(phase.op, accumulator))),
-                       total_memory);
+  builder_.CreateStore(
+      scalar.to_memory(accumulator, scalar.constant(accumulator, neutral_value(phase.op, accumulator))),
+      total_memory);
   const std::vector<llvm::Value*> hoisted = emit_row_invariants(phase.expression, phase.reads);
 
   emit_counted_loop("block", index(0), columns, ir::kReductionBlock, [&](llvm::Value* block_start) {
@@ -448,12 +453,14 @@ void RowLowering::emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row,
     llvm::Value* partial = combine(phase, 1, builder_.CreateExtractElement(tree, std::uint64_t{0}),
                                    builder_.CreateExtractElement(tree, std::uint64_t{1}));
     llvm::Value* total =
-        scalar.from_memory(accumulator, builder_.CreateAlignedLoad(element, total_memory, align(accumulator)));
+        scalar.from_memory(accumulator,
+                         builder_.CreateAlignedLoad(element, total_memory, align(accumulator)));
     builder_.CreateAlignedStore(scalar.to_memory(accumulator, combine(phase, 1, total, partial)),
                                 total_memory, align(accumulator));
   });
   llvm::Value* total =
-      scalar.from_memory(accumulator, builder_.CreateAlignedLoad(element, total_memory, align(accumulator)));
+      scalar.from_memory(accumulator,
+                         builder_.CreateAlignedLoad(element, total_memory, align(accumulator)));
   llvm::Value* result = builder_.CreateSelect(
       builder_.CreateICmpEQ(columns, index(0)),
       scalar.constant(accumulator, identity_value(phase.op, accumulator)), total, "result");

@@ -44,7 +44,8 @@ class RowSpecBuilder {
     prepared_.columns = 1;
     for (int d = 0; d < static_cast<int>(domain_.size()); ++d)
       (d < first_axis_ ? prepared_.rows : prepared_.columns) *= domain_[d];
-    for (std::size_t j = 0; j < step_.outputs.size(); ++j) output_index_[step_.outputs[j].get()] = static_cast<int>(j);
+    for (std::size_t j = 0; j < step_.outputs.size(); ++j)
+      output_index_[step_.outputs[j].get()] = static_cast<int>(j);
     for (const ir::Step& part : step_.parts)
       if (!(part.kind == ir::Step::Kind::reduce ? add_reduce(part) : add_loop(part))) return false;
     return true;
@@ -122,7 +123,8 @@ class RowSpecBuilder {
       RowValue value;
       value.kind = RowValueKind::row_value;
       value.dtype = out->dtype();
-      if (auto found = output_index_.find(out.get()); found != output_index_.end()) value.output = found->second;
+      if (auto found = output_index_.find(out.get()); found != output_index_.end())
+        value.output = found->second;
       phase.consumer_writes.push_back(add_value(value));
       computed_[out.get()] = phase.consumer_writes.back();
     }
@@ -231,7 +233,8 @@ std::shared_ptr<const PreparedRow> prepare_row_kernel_step(const ir::Step& step,
   RowSpecBuilder builder(step, values, *prepared);
   if (!builder.build()) return std::make_shared<PreparedRow>();  // no kernel: part by part
   codegen::DumpRequest request{dump.folder, dump.kernel_name};
-  prepared->kernel = codegen::compile_row_kernel(jit(), builder.spec, dump.folder.empty() ? nullptr : &request);
+  prepared->kernel =
+      codegen::compile_row_kernel(jit(), builder.spec, dump.folder.empty() ? nullptr : &request);
   return prepared;
 }
 

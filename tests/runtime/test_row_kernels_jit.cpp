@@ -36,7 +36,8 @@ void check_row_step(const std::vector<tj::Tensor>& results) {
 // Values with ties, both signs and a spread of magnitudes, as `dtype`, shaped [rows, columns].
 tj::Tensor rows_of(std::int64_t rows, std::int64_t columns, tj::DType dtype) {
   auto index = tj::arange(0, rows * columns, 1);
-  auto values = (tj::remainder(index * 7919, tj::full({1}, 1013, index.dtype())) - 500).astype(tj::f64) * 0.37;
+  auto spread = tj::remainder(index * 7919, tj::full({1}, 1013, index.dtype())) - 500;
+  auto values = spread.astype(tj::f64) * 0.37;
   return values.astype(dtype).reshape({rows, columns}).eval();
 }
 
@@ -72,7 +73,8 @@ TEST_SUITE("runtime") {
       check_row_step({x32 - x32.max({-1}, true)});
       check_row_step({x32 * 3 - x32.sum({-1}, true)});
       auto positive = x32 > 0;
-      check_row_step({tj::where(positive.any({-1}, true), x32, x32 * 2) + positive.all({-1}, true).astype(tj::i32)});
+      check_row_step({tj::where(positive.any({-1}, true), x32, x32 * 2) +
+                      positive.all({-1}, true).astype(tj::i32)});
     }
   }
 
