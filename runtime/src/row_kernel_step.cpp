@@ -48,6 +48,7 @@ class RowSpecBuilder {
       output_index_[step_.outputs[j].get()] = static_cast<int>(j);
     for (const ir::Step& part : step_.parts)
       if (!(part.kind == ir::Step::Kind::reduce ? add_reduce(part) : add_loop(part))) return false;
+    share_output_rows();
     return true;
   }
 
@@ -130,6 +131,40 @@ class RowSpecBuilder {
     }
     spec.phases.push_back(std::move(phase));
     return true;
+  }
+
+  // A scratch row whose last reader is the loop phase that writes an output row of its dtype
+  // lives in that output row instead: the phase reads each column before it writes it, so the
+  // row holds the scratch value until then (softmax: exp(x - max) in the output row, divided in
+  // place), and a row takes one row less of L1.
+  void share_output_rows() {
+    std::vector<int> last_reader(spec.values.size(), -1);
+    for (std::size_t p = 0; p < spec.phases.size(); ++p) {
+      for (int v : spec.phases[p].reads) last_reader[static_cast<std::size_t>(v)] = static_cast<int>(p);
+      for (int v : spec.phases[p].consumer_reads)
+        last_reader[static_cast<std::size_t>(v)] = static_cast<int>(p);
+    }
+    std::vector<bool> taken(spec.values.size(), false);
+    prepared_.scratch.clear();
+    for (std::size_t v = 0; v < spec.values.size(); ++v) {
+      RowValue& value = spec.values[v];
+      if (value.kind != RowValueKind::column_value || value.scratch < 0) continue;
+      value.scratch = -1;
+      const int reader = last_reader[v];
+      if (reader >= 0 && !spec.phases[static_cast<std::size_t>(reader)].reduce) {
+        for (int o : spec.phases[static_cast<std::size_t>(reader)].writes) {
+          const RowValue& output = spec.values[static_cast<std::size_t>(o)];
+          if (output.output < 0 || output.dtype != value.dtype || taken[static_cast<std::size_t>(o)])
+            continue;
+          taken[static_cast<std::size_t>(o)] = true;
+          value.output = output.output;
+          break;
+        }
+      }
+      if (value.output >= 0) continue;
+      value.scratch = static_cast<int>(prepared_.scratch.size());
+      prepared_.scratch.push_back(value.dtype);
+    }
   }
 
   int add_value(const RowValue& value) {
