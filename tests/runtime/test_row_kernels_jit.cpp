@@ -63,6 +63,14 @@ TEST_SUITE("runtime") {
     }
   }
 
+  TEST_CASE("row kernels JIT: no rows, and rows of no columns") {
+    auto no_rows = rows_of(0, 7, tj::f32);
+    check_against_interpreter(graph_of({no_rows - no_rows.sum({-1}, true)}));
+    auto empty_rows = rows_of(5, 0, tj::f32);
+    check_against_interpreter(graph_of({empty_rows - empty_rows.sum({-1}, true),
+                                        empty_rows.sum({-1}, true) + 1.0f}));
+  }
+
   TEST_CASE("row kernels JIT: f64, integer and bool rows") {
     for (std::int64_t columns : {5, 64, 4099}) {
       CAPTURE(columns);
