@@ -51,6 +51,8 @@ workloads = [
     ("w5_softmax_4096x4096_f64", lambda: softmax(square64)),
     ("w6_layernorm_4096x1024_f32", lambda: layernorm(rows, gamma, beta)),
     ("fused_sq_diff_sum_16Mi_f32", lambda: ((full - other) * (full - other)).sum()),
+    ("argmax_axis1_4096x4096_f32", lambda: square.argmax(axis=1)),
+    ("argmin_axis0_4096x4096_f32", lambda: square.argmin(axis=0)),
 ]
 for name, function in workloads:
     print(f"{name} {median_ms(function):.3f}", flush=True)

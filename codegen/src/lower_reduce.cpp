@@ -421,6 +421,7 @@ void ReduceLowering::emit_row_piece(llvm::Value* block_start, llvm::Value* posit
   accumulators->addIncoming(lanes, before);
   builder_.CreateCondBr(builder_.CreateICmpSLT(j, vector_end), body, after);
   builder_.SetInsertPoint(body);
+  emit_stream_prefetch(j);
   llvm::Value* combined =
       combine(lanes_, accumulators, emit_producer(lanes_, [&](std::size_t k, unsigned lanes) {
                 return load_along_reduced_axis(k, lanes, j);
@@ -431,6 +432,27 @@ void ReduceLowering::emit_row_piece(llvm::Value* block_start, llvm::Value* posit
   builder_.SetInsertPoint(after);
   store_lanes(accumulators);
   emit_counted_loop("tail", vector_end, count, 1, scalar_element);
+}
+
+// Asks for the lines kPrefetchBytes ahead of the V columns from `column` of every contiguous
+// producer input. The hardware prefetchers alone leave a single stream below the triad bandwidth
+// here, more so for max, whose compare-and-select combine makes the loop longer and keeps fewer
+// loads in flight; on the Zen 5 host 16 KiB ahead was the best of 1-32 KiB for both (figures in
+// docs/reductions.md). A prefetch past the end of a buffer is harmless: it never faults.
+void ReduceLowering::emit_stream_prefetch(llvm::Value* column) {
+  constexpr std::int64_t kPrefetchBytes = 16 << 10;
+  llvm::Function* prefetch =
+      llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::prefetch, {builder_.getPtrTy()});
+  for (std::size_t k = 0; k < producer_count(); ++k) {
+    if (plan_.producer.access[k] != InnerAccess::contiguous) continue;
+    const DType dtype = plan_.producer.input_dtypes[k];
+    llvm::Value* at = builder_.CreateGEP(memory_type(dtype), rows_[k].pointer, column);
+    const auto bytes = static_cast<std::int64_t>(lanes_ * itemsize(dtype));
+    for (std::int64_t byte = 0; byte < bytes; byte += 64)
+      builder_.CreateCall(prefetch,
+                          {builder_.CreateConstGEP1_64(builder_.getInt8Ty(), at, kPrefetchBytes + byte),
+                           builder_.getInt32(0), builder_.getInt32(3), builder_.getInt32(1)});
+  }
 }
 
 // Input k of the producer on `lanes` columns of the current row piece from `column`.

@@ -4,7 +4,11 @@
 // kStripTiles x V outputs; each output keeps its own lanes, blocks and tree, so the bits are those
 // of the default walk. A strip reads 4 KiB of f32 per row it visits: column sums step a whole row
 // between elements, and one tile per visit (256 bytes of a new page each time) ran at a third of
-// the memory bandwidth.
+// the memory bandwidth. The accumulators (256 KiB for a strip of f32) live in L2: groups of
+// kPanels x V rows are walked lane by lane so each lane's accumulators are loaded and stored once
+// per kPanels rows, and every visit prefetches the rows kPrefetchRows ahead (4 panels, 8 rows:
+// the best of 2-16 panels and 2-32 rows on the Zen 5 host; narrower strips, whose accumulators
+// fit L1, were slower).
 #include "reduce_lowering.hpp"
 
 namespace tensorjit::codegen::reduce_lowering {
@@ -77,11 +81,18 @@ llvm::Value* ReduceLowering::load_along_kept_axis(std::size_t k, llvm::Value* po
   return emitter.from_memory(dtype, vector);
 }
 
-// A tile's row piece: element j of the row (reduced position `position + j`) for all V outputs at
-// once, into the tile lanes of its lane.
+// A tile's row piece: element j of the row (reduced position `position + j`) for the V outputs of
+// each tile of the strip at once, into the tile lanes of its lane. Between a head and a tail taken
+// element by element, whole groups of kPanels x V elements run lane by lane: lane l takes
+// elements l, l + V, .. l + (kPanels - 1) V of the group in that order (its order in the strict
+// walk), so its accumulators are loaded and stored once per kPanels elements instead of once per
+// element; the group is read as kPanels streams of consecutive rows. Each element visit also
+// prefetches the same strip kPrefetchRows elements further on.
 void ReduceLowering::emit_tile_row_piece(llvm::Value* block_start, llvm::Value* position,
                                          llvm::Value* column, llvm::Value* count,
                                          const std::vector<llvm::Value*>& offsets) {
+  constexpr std::int64_t kPanels = 4;
+  constexpr std::int64_t kPrefetchRows = 8;
   std::vector<llvm::Value*> bases;
   for (std::size_t k = 0; k < producer_count(); ++k) {
     const DType dtype = plan_.producer.input_dtypes[k];
@@ -89,22 +100,66 @@ void ReduceLowering::emit_tile_row_piece(llvm::Value* block_start, llvm::Value* 
         memory_type(dtype), input_bases_[k],
         builder_.CreateAdd(offsets[k], builder_.CreateMul(column, reduced_inner_strides_[k]))));
   }
+  // The producer at element j for tile `sub` of the strip.
+  auto element_at = [&](llvm::Value* j, llvm::Value* sub) {
+    llvm::Value* first_output = builder_.CreateMul(sub, index(lanes_));
+    return emit_producer(lanes_, [&](std::size_t k, unsigned) {
+      const DType dtype = plan_.producer.input_dtypes[k];
+      llvm::Value* offset =
+          builder_.CreateAdd(builder_.CreateMul(j, reduced_inner_strides_[k]),
+                             builder_.CreateMul(first_output, kept_inner_strides_[k]));
+      return load_along_kept_axis(k, builder_.CreateGEP(memory_type(dtype), bases[k], offset));
+    });
+  };
+  llvm::Function* prefetch =
+      llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::prefetch, {builder_.getPtrTy()});
+  auto prefetch_strip = [&](llvm::Value* j) {
+    llvm::Value* ahead = builder_.CreateAdd(j, index(kPrefetchRows));
+    for (std::size_t k = 0; k < producer_count(); ++k) {
+      if (plan_.producer_kept_access[k] != InnerAccess::contiguous) continue;
+      const DType dtype = plan_.producer.input_dtypes[k];
+      llvm::Value* at = builder_.CreateGEP(memory_type(dtype), bases[k],
+                                           builder_.CreateMul(ahead, reduced_inner_strides_[k]));
+      const auto bytes = static_cast<std::int64_t>(strip_ * lanes_ * itemsize(dtype));
+      for (std::int64_t byte = 0; byte < bytes; byte += 64)
+        builder_.CreateCall(prefetch,
+                            {builder_.CreateConstGEP1_64(builder_.getInt8Ty(), at, byte),
+                             builder_.getInt32(0), builder_.getInt32(3), builder_.getInt32(1)});
+    }
+  };
   const auto lane_mask = static_cast<std::int64_t>(lanes_) - 1;
   llvm::Value* first_lane = builder_.CreateSub(position, block_start);
-  emit_counted_loop("tile_row", index(0), count, 1, [&](llvm::Value* j) {
+  auto one_by_one = [&](llvm::Value* j) {
+    prefetch_strip(j);
     llvm::Value* lane = builder_.CreateAnd(builder_.CreateAdd(first_lane, j), index(lane_mask));
     emit_counted_loop("tile_sub", index(0), index(strip_), 1, [&](llvm::Value* sub) {
-      llvm::Value* first_output = builder_.CreateMul(sub, index(lanes_));
-      llvm::Value* element = emit_producer(lanes_, [&](std::size_t k, unsigned) {
-        const DType dtype = plan_.producer.input_dtypes[k];
-        llvm::Value* offset =
-            builder_.CreateAdd(builder_.CreateMul(j, reduced_inner_strides_[k]),
-                               builder_.CreateMul(first_output, kept_inner_strides_[k]));
-        return load_along_kept_axis(k, builder_.CreateGEP(memory_type(dtype), bases[k], offset));
+      store_tile_lane(lane, sub, combine(lanes_, load_tile_lane(lane, sub), element_at(j, sub)));
+    });
+  };
+  const std::int64_t group = kPanels * lanes_;
+  llvm::Value* head = builder_.CreateBinaryIntrinsic(
+      llvm::Intrinsic::smin, count,
+      builder_.CreateAnd(builder_.CreateSub(index(lanes_), builder_.CreateAnd(first_lane, index(lane_mask))),
+                         index(lane_mask)));
+  llvm::Value* groups_end =
+      builder_.CreateAdd(head, builder_.CreateAnd(builder_.CreateSub(count, head), index(~(group - 1))));
+  emit_counted_loop("tile_head", index(0), head, 1, one_by_one);
+  emit_counted_loop("tile_group", head, groups_end, group, [&](llvm::Value* start) {
+    // Element start + l + p V is in lane l: start is on lane 0.
+    emit_counted_loop("tile_lane", index(0), index(lanes_), 1, [&](llvm::Value* lane) {
+      llvm::Value* first = builder_.CreateAdd(start, lane);
+      for (std::int64_t p = 0; p < kPanels; ++p)
+        prefetch_strip(builder_.CreateAdd(first, index(p * lanes_)));
+      emit_counted_loop("tile_sub", index(0), index(strip_), 1, [&](llvm::Value* sub) {
+        llvm::Value* accumulators = load_tile_lane(lane, sub);
+        for (std::int64_t p = 0; p < kPanels; ++p)
+          accumulators = combine(lanes_, accumulators,
+                                 element_at(builder_.CreateAdd(first, index(p * lanes_)), sub));
+        store_tile_lane(lane, sub, accumulators);
       });
-      store_tile_lane(lane, sub, combine(lanes_, load_tile_lane(lane, sub), element));
     });
   });
+  emit_counted_loop("tile_tail", groups_end, count, 1, one_by_one);
 }
 
 // The fixed tree of each output of the strip: row l ⊕= row l + w, for w = V/2 .. 1.

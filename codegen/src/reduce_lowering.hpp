@@ -93,6 +93,7 @@ class ReduceLowering {
   template <typename LoadInput>
   llvm::Value* emit_producer(unsigned lanes, LoadInput load_input);
   llvm::Value* load_along_reduced_axis(std::size_t k, unsigned lanes, llvm::Value* column);
+  void emit_stream_prefetch(llvm::Value* column);
   llvm::Value* load_along_kept_axis(std::size_t k, llvm::Value* pointer);
   void emit_consumer(llvm::Value* output, llvm::Value* result,
                      const std::vector<llvm::Value*>& kept_offsets);

@@ -8,7 +8,8 @@
 namespace tensorjit::ir {
 namespace {
 
-// The reductions the JIT lowers (codegen/reduce_kernel.hpp): argmax and argmin are not among them.
+// The reductions the JIT lowers (codegen/reduce_kernel.hpp): argmax and argmin are not among them
+// (lower_arg_reductions has rewritten them into these before planning).
 bool is_fusable_reduction(const Node& node) {
   switch (node.op()) {
     case Op::reduce_sum:

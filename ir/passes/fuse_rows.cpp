@@ -43,10 +43,11 @@ class RowFuser {
     Plan fused;
     fused.graph = plan_.graph;
     for (std::size_t s = 0; s < plan_.steps.size();) {
-      const std::size_t end = run_end(s);
-      if (end - s >= 2 && holds_a_row_loop(s, end)) {
-        fused.steps.push_back(row_step(s, end));
-        s = end;
+      const Run run = run_from(s);
+      if (run.members.size() >= 2) {
+        for (std::size_t moved : run.moved) fused.steps.push_back(plan_.steps[moved]);
+        fused.steps.push_back(row_step(run.members));
+        s = run.members.back() + 1;
       } else {
         fused.steps.push_back(plan_.steps[s++]);
       }
@@ -55,16 +56,45 @@ class RowFuser {
   }
 
  private:
-  // One past the last step of the run that starts at `first` (first itself when none starts).
-  std::size_t run_end(std::size_t first) {
+  // The steps of a row step, and the steps between them that read nothing the run writes (an
+  // argmin's iota between its two reductions): those run before the row step instead.
+  struct Run {
+    std::vector<std::size_t> members;
+    std::vector<std::size_t> moved;
+  };
+
+  Run run_from(std::size_t first) {
+    Run run;
+    run.members.push_back(first);
     const auto rows = rows_of(plan_.steps[first]);
-    if (!rows) return first;
+    if (!rows) return run;
     rows_ = *rows;
     written_.clear();
     note_writes(plan_.steps[first]);
-    std::size_t end = first + 1;
-    while (end < plan_.steps.size() && joins(plan_.steps[end])) note_writes(plan_.steps[end++]);
-    return end;
+    std::vector<std::size_t> pending;
+    for (std::size_t s = first + 1; s < plan_.steps.size(); ++s) {
+      if (joins(plan_.steps[s])) {
+        run.moved.insert(run.moved.end(), pending.begin(), pending.end());
+        pending.clear();
+        run.members.push_back(s);
+        note_writes(plan_.steps[s]);
+      } else if (reads_the_run(plan_.steps[s])) {
+        break;
+      } else {
+        pending.push_back(s);
+      }
+    }
+    return run;
+  }
+
+  bool reads_the_run(const Step& step) const {
+    for (const auto& node : step.nodes)
+      for (const auto& in : node->inputs()) {
+        const Node* base = in.get();
+        while (is_movement(base->op())) base = base->input(0).get();
+        if (written_.count(base)) return true;
+      }
+    return false;
   }
 
   void note_writes(const Step& step) {
@@ -121,19 +151,13 @@ class RowFuser {
     return true;
   }
 
-  bool holds_a_row_loop(std::size_t first, std::size_t end) const {
-    for (std::size_t s = first; s < end; ++s)
-      if (plan_.steps[s].kind == Step::Kind::loop) return true;
-    return false;
-  }
-
-  Step row_step(std::size_t first, std::size_t end) {
+  Step row_step(const std::vector<std::size_t>& members) {
     Step step;
     step.kind = Step::Kind::row;
     std::unordered_set<const Node*> inside;
-    for (std::size_t s = first; s < end; ++s)
+    for (std::size_t s : members)
       for (const auto& node : plan_.steps[s].nodes) inside.insert(node.get());
-    for (std::size_t s = first; s < end; ++s) {
+    for (std::size_t s : members) {
       const Step& part = plan_.steps[s];
       step.parts.push_back(part);
       step.nodes.insert(step.nodes.end(), part.nodes.begin(), part.nodes.end());

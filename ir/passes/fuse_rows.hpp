@@ -3,7 +3,7 @@
 // rmsnorm, as the library builds them or as a user writes them with primitives.
 //
 // Pre:  a Plan from fuse_reductions.
-// Post: each maximal run of consecutive steps such that
+// Post: each maximal run of two or more steps such that
 //   - the first is a `reduce` step reducing the trailing axes [r, rank) of its input's shape D
 //     (the rows: one per index of the leading axes);
 //   - every later one is a `reduce` step over the same D and axes or a `loop` step over D, and
@@ -11,10 +11,12 @@
 //   - a value of the run over D is read by a later part directly (element i by element i), and a
 //     per-row value (a reduction's result or its consumers') only through views that give row k
 //     its own value at every element of row k (an expand back over the row axes);
-// and that holds at least one loop over D, is one `row` step whose `parts` are those steps, in
-// order. The runtime runs all parts on a chunk of rows before the next chunk. Its outputs are the
-// parts' outputs that someone outside the run reads (or graph outputs), plus every per-row value
-// (small); values over D read only inside the run live in a per-chunk scratch buffer.
+//   - the steps between two of the run that do not join it read nothing the run writes (an
+//     argmin's iota between its two reductions): they move, in order, to before the row step;
+// is one `row` step whose `parts` are those steps, in order. The runtime runs all parts on a row
+// (a chunk of rows) before the next. Its outputs are the parts' outputs that someone outside the
+// run reads (or graph outputs), plus every per-row value (small); values over D read only inside
+// the run live in scratch.
 #pragma once
 
 #include "ir/passes/fuse.hpp"

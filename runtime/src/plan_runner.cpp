@@ -94,11 +94,26 @@ std::vector<ir::Value> run_plan(const ir::Plan& plan, const std::filesystem::pat
     } else if (step.kind == ir::Step::Kind::reduce) {
       StepDump dump;
       if (!dump_folder.empty()) dump = {dump_folder, fmt::format("kernel-{:03}", s)};
-      launch_reduce_step(*prepare_reduce_step(step, values, dump), step, values);
+      std::shared_ptr<const PreparedReduce> prepared =
+          cache && dump.folder.empty() ? cache->reduces[s].load() : nullptr;
+      if (!prepared) {
+        prepared = prepare_reduce_step(step, values, dump);
+        if (cache) cache->reduces[s].store(prepared);
+      }
+      launch_reduce_step(*prepared, step, values);
     } else if (step.kind == ir::Step::Kind::row) {
       StepDump dump;
       if (!dump_folder.empty()) dump = {dump_folder, fmt::format("kernel-{:03}", s)};
-      run_row_step(step, values, dump);
+      std::shared_ptr<const PreparedRow> prepared =
+          cache && dump.folder.empty() ? cache->rows[s].load() : nullptr;
+      if (!prepared) {
+        prepared = prepare_row_kernel_step(step, values, dump);
+        if (cache) cache->rows[s].store(prepared);
+      }
+      if (prepared->kernel)
+        launch_row_kernel_step(*prepared, step, values);
+      else
+        run_row_step(step, values, dump);
     } else {
       run_single_step(step, values);
     }

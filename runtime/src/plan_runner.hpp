@@ -103,14 +103,33 @@ std::shared_ptr<const PreparedReduce> prepare_reduce_step(const ir::Step& step, 
                                                          const StepDump& dump);
 void launch_reduce_step(const PreparedReduce& prepared, const ir::Step& step, ValueTable& values);
 
-// A row step's parts on each chunk of rows in turn (row_step.cpp).
+// A row step as one JIT'd row kernel (row_kernel_step.cpp): the kernel, the memory values it
+// reads in argument order with their (row, column) strides, its scratch rows. A null kernel means
+// some operand's rows or columns do not merge into one axis: the step runs part by part instead
+// (run_row_step). Like PreparedLoop, it depends only on the plan.
+struct PreparedRow {
+  codegen::KernelHandle kernel;
+  std::vector<ir::NodePtr> leaves;
+  std::vector<std::int64_t> input_strides;  // leaves x 2: per row, per column
+  std::vector<DType> scratch;               // one row of `columns` elements each, per task
+  std::int64_t rows = 0;
+  std::int64_t columns = 0;
+};
+
+std::shared_ptr<const PreparedRow> prepare_row_kernel_step(const ir::Step& step, const ValueTable& values,
+                                                           const StepDump& dump);
+void launch_row_kernel_step(const PreparedRow& prepared, const ir::Step& step, ValueTable& values);
+
+// A row step's parts on each chunk of rows in turn (row_step.cpp): the steps no row kernel takes.
 void run_row_step(const ir::Step& step, ValueTable& values, const StepDump& dump);
 
 // Per step, what an earlier run prepared (empty until then). Shared by concurrent runs of one plan.
 struct PlanCache {
-  explicit PlanCache(std::size_t steps) : loops(steps), products(steps) {}
+  explicit PlanCache(std::size_t steps) : loops(steps), products(steps), reduces(steps), rows(steps) {}
   std::vector<std::atomic<std::shared_ptr<const PreparedLoop>>> loops;
   std::vector<std::atomic<std::shared_ptr<const PreparedProduct>>> products;
+  std::vector<std::atomic<std::shared_ptr<const PreparedReduce>>> reduces;
+  std::vector<std::atomic<std::shared_ptr<const PreparedRow>>> rows;
 };
 
 // How long each step took, in plan order (filled when asked for).

@@ -124,11 +124,14 @@ std::shared_ptr<const PreparedReduce> prepare_reduce_step(const ir::Step& step,
       << "reduce step: rank " << rank << " domain";
   for (const auto& s : inner.strides) spec.producer_access.push_back(classify_inner_stride(s.back()));
   // A column sum: no producer input walks the reduced axis contiguously but one walks the kept
-  // axis so; tiles of outputs then read whole vectors along the kept axis.
+  // axis so; tiles of outputs then read whole vectors along the kept axis. An input the same for
+  // every output along the kept axis (stride 0 there: argmin's index along a column) is one small
+  // vector read from cache either way, so it does not count.
   const std::size_t producer_count = producer_leaves.arguments.size();
   bool reduced_contiguous = false, kept_contiguous = false;
   for (std::size_t k = 0; k < producer_count; ++k) {
-    reduced_contiguous = reduced_contiguous || inner.strides[k].back() == 1;
+    reduced_contiguous =
+        reduced_contiguous || (inner.strides[k].back() == 1 && kept.strides[k].back() != 0);
     kept_contiguous = kept_contiguous || kept.strides[k].back() == 1;
   }
   const std::int64_t tile = ir::reduction_lanes(

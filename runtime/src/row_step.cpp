@@ -1,4 +1,5 @@
-// A row step (fuse_rows.hpp): its parts, loop and reduce kernels prepared as for steps of their
+// A row step that no row kernel takes (row_kernel_step.cpp: some operand's rows or columns do not
+// merge into one axis each): its parts, loop and reduce kernels prepared as for steps of their
 // own, run one after the other on a chunk of rows before the next chunk, so that a chunk read from
 // memory once stays in cache across every phase (softmax: max, exp and sum, divide). Values over
 // the rows that only the step reads live in a per-chunk scratch buffer; per-row values and values

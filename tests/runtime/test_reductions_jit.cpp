@@ -117,6 +117,52 @@ TEST_SUITE("runtime") {
     }
   }
 
+  TEST_CASE("reductions JIT: column reductions whose row pieces start mid-lane, in groups of panels") {
+    // Reduced axes [3, 700] that do not merge (every other index of the middle axis): pieces of
+    // 700 elements start on lanes 0, 60 and 56 of a block, so each has a head, whole groups of
+    // panels and a tail; the kept axis (100, then 64 and one output) is contiguous.
+    auto x = (tj::sin(tj::arange(0, 3 * 1400 * 164, 1).astype(tj::f32)) * 50.0f)
+                 .reshape({3, 1400, 164})
+                 .eval();
+    auto strided = x.slice(1, 0, 1400, 2);
+    for (const auto& result : {strided.sum({0, 1}), strided.max({0, 1}), (strided * 2.0f).min({0, 1}),
+                               strided.astype(tj::f64).sum({0, 1}), (strided > 0.0f).any({0, 1})})
+      check_against_interpreter(tj::detail::graph_for({tj::detail::node_of(result, "test")}));
+  }
+
+  TEST_CASE("reductions JIT: argmax and argmin over every axis: ties, NaN, signed zeros, dtypes") {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    // Few distinct values (ties), -0.0 next to 0.0, and NaN in some rows only.
+    std::vector<float> values(static_cast<std::size_t>(9 * 70 * 11));
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const int v = static_cast<int>(i * 7919 % 13) - 6;
+      values[i] = v == 0 ? (i % 2 ? -0.0f : 0.0f) : static_cast<float>(v);
+      if (i % 97 == 5) values[i] = nan;
+    }
+    auto base = tj::tensor<float>({9, 70, 11}, values);
+    auto viewed = base.permute({1, 2, 0}).flip(1);  // [70, 11, 9], a negative stride
+    for (tj::DType dtype : {tj::f32, tj::f64, tj::i32, tj::boolean}) {
+      auto x = dtype == tj::boolean ? viewed > 0.0f : viewed.astype(dtype);
+      for (std::int64_t axis = 0; axis < 3; ++axis)
+        for (bool keepdims : {false, true}) {
+          CAPTURE(dtype);
+          CAPTURE(axis);
+          CAPTURE(keepdims);
+          for (const auto& result : {x.argmax(axis, keepdims), x.argmin(axis, keepdims)}) {
+            const std::string plan = plan_text(result);
+            INFO(plan);
+            CHECK(plan.find("argm") == std::string::npos);  // no step runs argmax/argmin itself
+            check_against_interpreter(tj::detail::graph_for({tj::detail::node_of(result, "test")}));
+          }
+        }
+    }
+    // Long rows and columns, with producers: one NaN row, one row of all ties.
+    auto wide = (tj::sin(tj::arange(0, 5 * 9000, 1).astype(tj::f32)) * 3.0f).reshape({5, 9000}).eval();
+    for (const auto& result : {(wide * 2.0f).argmax(1), wide.argmin(1), wide.argmax(0), (wide + 1.0f).argmin(0),
+                               tj::log(wide).argmax(1), (wide * 0.0f).argmax(1)})
+      check_against_interpreter(tj::detail::graph_for({tj::detail::node_of(result, "test")}));
+  }
+
   TEST_CASE("reductions JIT: a reduction takes its producers and consumers into one step") {
     auto a = tj::arange(0, 1000, 1).astype(tj::f32).eval();
     auto b = (tj::arange(0, 1000, 1).astype(tj::f32) * 0.5f).eval();

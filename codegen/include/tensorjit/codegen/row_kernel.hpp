@@ -1,0 +1,94 @@
+// Row kernels: the contract between a row step (ir/passes/fuse_rows, runtime/src/row_kernel_step.cpp)
+// and its lowering to LLVM IR (codegen/src/lower_row.cpp). LLVM-free.
+//
+// A row kernel runs every phase of a row step on one row before it moves to the next, in ONE
+// function, so that a row read from memory once stays in L1 across its phases (softmax: max, exp,
+// sum, divide). The domain is [rows, columns]: the caller has merged the leading (row) axes into
+// one and the trailing (reduced) axes into one, for every operand.
+//
+// Values. Each value the kernel reads or computes is one of
+//   column_input   memory, one element per column: inputs[k] + row * stride_r + column * stride_c
+//                  (input_strides[2k], input_strides[2k + 1], elements, any sign; `access` classes
+//                  stride_c);
+//   row_input      memory, one element per row: inputs[k] + row * stride_r;
+//   column_value   computed by an earlier phase, one element per column, in a row buffer: output j
+//                  (contiguous [rows, columns]) when `output` >= 0, else the call's scratch row s;
+//   row_value      computed by an earlier reduce phase (its result or its consumers), one element
+//                  per row, held in a register; stored at outputs[j] + row when `output` >= 0.
+//
+// Phases, in order, each over the whole row:
+//   loop    an elementwise expression over the columns; its leaves are values (column values and
+//           inputs per column, row values and inputs splat) and constants; its outputs are column
+//           values.
+//   reduce  a reduction of a producer expression (like a loop's, one output, converted to the
+//           accumulator dtype) over the row's columns, in the strict order of
+//           ir/reduction_order.hpp (the row's elements in column order: blocks of kReductionBlock,
+//           virtual lanes, a tree per block, blocks left to right), then a consumer expression of
+//           the result (leaf `result`), row inputs and row values, one element per row; its
+//           outputs are row values. So the bits are those of the reduce kernel (reduce_kernel.hpp)
+//           and of the interpreter.
+// Every element of a loop phase gets the same per-lane instructions in the vector body and the
+// scalar tail, so the bits do not depend on where a row ends, nor on how rows are split across
+// calls: any split of the rows across threads gives the same bits.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <tensorjit/codegen/jit.hpp>
+#include <tensorjit/codegen/loop_kernel.hpp>
+#include <tensorjit/ir/graph.hpp>
+
+namespace tensorjit::codegen {
+
+struct RowArgs {
+  std::int64_t columns;               // the row's length (may be 0)
+  const void* const* inputs;          // memory inputs (column_input and row_input values)
+  const std::int64_t* input_strides;  // inputs x 2: per row, per column
+  void* const* outputs;               // [rows, columns] for column values, [rows] for row values
+  void* const* scratch;               // per scratch row: `columns` elements, this call's own
+};
+
+// Runs rows [begin, end).
+using RowFunction = void(const RowArgs* args, std::int64_t begin, std::int64_t end);
+
+enum class RowValueKind : std::uint8_t { column_input, row_input, column_value, row_value };
+
+struct RowValue {
+  RowValueKind kind = RowValueKind::column_input;
+  DType dtype = DType::f32;
+  InnerAccess access = InnerAccess::contiguous;  // column_input: how the columns are read
+  bool same_every_row = false;                   // column_input with row stride 0 (gamma)
+  int input = -1;    // column_input, row_input: index in RowArgs::inputs
+  int output = -1;   // column_value, row_value: the output it is stored to, or -1
+  int scratch = -1;  // column_value with no output: its scratch row
+};
+
+struct RowPhase {
+  bool reduce = false;
+  ir::Op op = ir::Op::reduce_sum;         // reduce: the reduction (is_jit_reduction)
+  ir::Graph expression;                   // loop: its outputs; reduce: the producer, one output
+  std::vector<ir::NodePtr> inputs;        // the expression's `input` leaves
+  std::vector<int> reads;                 // the value each input stands for
+  std::vector<int> writes;                // loop: the column value of each output
+  // reduce only:
+  ir::NodePtr result;                     // the `input` leaf standing for the reduced value
+  ir::Graph consumer;                     // outputs: row values
+  std::vector<ir::NodePtr> consumer_inputs;
+  std::vector<int> consumer_reads;        // row inputs or row values
+  std::vector<int> consumer_writes;       // the row value of each consumer output
+};
+
+struct RowKernelSpec {
+  std::vector<RowValue> values;
+  std::vector<RowPhase> phases;
+};
+
+// The structural key: values (kinds, dtypes, access, slots) and phases (ops, expressions, wiring).
+std::string row_kernel_key(const RowKernelSpec& spec);
+
+// Compiles (or finds in the Jit's caches) the kernel; the handle's address is a RowFunction.
+KernelHandle compile_row_kernel(Jit& jit, const RowKernelSpec& spec, const DumpRequest* dump = nullptr);
+
+}  // namespace tensorjit::codegen

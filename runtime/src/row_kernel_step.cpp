@@ -1,0 +1,313 @@
+// A row step (fuse_rows.hpp) as one JIT'd row kernel (codegen/row_kernel.hpp): every part of the
+// step becomes a phase of one function that finishes a row before it starts the next, so the row
+// stays in L1 across the phases. The rows (the leading axes of the domain) and the columns (the
+// reduced trailing axes) must each merge into one axis for every operand; when they do not, the
+// step runs part by part on chunks of rows instead (row_step.cpp). Rows are split across the pool;
+// each row's bits do not depend on the split.
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <tensorjit/codegen/row_kernel.hpp>
+#include <tensorjit/ir/check.hpp>
+
+#include "runtime/src/jit_instance.hpp"
+#include "runtime/src/operand_layout.hpp"
+#include "runtime/src/plan_runner.hpp"
+#include "runtime/src/thread_pool.hpp"
+
+namespace tensorjit::detail {
+namespace {
+
+// Below this many elements per task a kernel runs on the caller: waking the pool costs more.
+constexpr std::int64_t kMinElementsPerTask = 1 << 15;
+
+using codegen::RowValue;
+using codegen::RowValueKind;
+
+// Builds the kernel's spec from the step's parts: each value crossing a part, and each leaf read
+// from memory, becomes a RowValue.
+class RowSpecBuilder {
+ public:
+  RowSpecBuilder(const ir::Step& step, const ValueTable& values, PreparedRow& prepared)
+      : step_(step), values_(values), prepared_(prepared) {}
+
+  // False when an operand's rows or columns do not merge into one axis.
+  bool build() {
+    const ir::NodePtr* reduction = nullptr;
+    for (const auto& node : step_.parts.front().nodes)
+      if (ir::is_reduce(node->op())) reduction = &node;
+    TJ_INTERNAL_CHECK(reduction) << "row step: the first part has no reduction";
+    domain_ = (*reduction)->input(0)->shape();
+    first_axis_ = (*reduction)->attr<ir::ReduceAttr>().axes.front();
+    prepared_.rows = 1;
+    prepared_.columns = 1;
+    for (int d = 0; d < static_cast<int>(domain_.size()); ++d)
+      (d < first_axis_ ? prepared_.rows : prepared_.columns) *= domain_[d];
+    for (std::size_t j = 0; j < step_.outputs.size(); ++j)
+      output_index_[step_.outputs[j].get()] = static_cast<int>(j);
+    for (const ir::Step& part : step_.parts)
+      if (!(part.kind == ir::Step::Kind::reduce ? add_reduce(part) : add_loop(part))) return false;
+    share_output_rows();
+    return true;
+  }
+
+  codegen::RowKernelSpec spec;
+
+ private:
+  // One expression's leaves: a leaf per value read, in order.
+  struct Leaves {
+    std::vector<ir::NodePtr> inputs;
+    std::vector<int> reads;
+    std::unordered_map<int, ir::NodePtr> by_value;
+    std::unordered_map<const ir::Node*, ir::NodePtr> rebuilt;
+  };
+
+  bool add_loop(const ir::Step& part) {
+    std::unordered_set<const ir::Node*> inside;
+    for (const auto& node : part.nodes) inside.insert(node.get());
+    codegen::RowPhase phase;
+    Leaves leaves;
+    for (const auto& out : part.outputs) {
+      ir::NodePtr rebuilt = rebuild(out, inside, leaves, false);
+      if (!rebuilt) return false;
+      phase.expression.outputs.push_back(rebuilt);
+    }
+    phase.inputs = leaves.inputs;
+    phase.reads = leaves.reads;
+    for (const auto& out : part.outputs) {
+      RowValue value;
+      value.kind = RowValueKind::column_value;
+      value.dtype = out->dtype();
+      if (auto found = output_index_.find(out.get()); found != output_index_.end()) {
+        value.output = found->second;
+      } else {
+        value.scratch = static_cast<int>(prepared_.scratch.size());
+        prepared_.scratch.push_back(out->dtype());
+      }
+      phase.writes.push_back(add_value(value));
+      computed_[out.get()] = phase.writes.back();
+    }
+    spec.phases.push_back(std::move(phase));
+    return true;
+  }
+
+  bool add_reduce(const ir::Step& part) {
+    const auto reduction_at = std::find_if(part.nodes.begin(), part.nodes.end(),
+                                           [](const ir::NodePtr& n) { return ir::is_reduce(n->op()); });
+    TJ_INTERNAL_CHECK(reduction_at != part.nodes.end()) << "row step: a reduce part has no reduction";
+    const ir::NodePtr& reduction = *reduction_at;
+    codegen::RowPhase phase;
+    phase.reduce = true;
+    phase.op = reduction->op();
+    std::unordered_set<const ir::Node*> producers, consumers;
+    for (auto it = part.nodes.begin(); it != reduction_at; ++it) producers.insert(it->get());
+    for (auto it = reduction_at + 1; it != part.nodes.end(); ++it) consumers.insert(it->get());
+    Leaves producer;
+    ir::NodePtr produced = rebuild(reduction->input(0), producers, producer, false);
+    if (!produced) return false;
+    phase.expression.outputs.push_back(produced);
+    phase.inputs = producer.inputs;
+    phase.reads = producer.reads;
+
+    Leaves consumer;
+    phase.result = ir::make_input(nullptr, reduction->dtype(), ir::Layout::contiguous(reduction->shape()));
+    consumer.rebuilt[reduction.get()] = phase.result;
+    for (const auto& out : part.outputs) {
+      ir::NodePtr rebuilt = rebuild(out, consumers, consumer, true);
+      if (!rebuilt) return false;
+      phase.consumer.outputs.push_back(rebuilt);
+    }
+    phase.consumer_inputs = consumer.inputs;
+    phase.consumer_reads = consumer.reads;
+    for (const auto& out : part.outputs) {
+      RowValue value;
+      value.kind = RowValueKind::row_value;
+      value.dtype = out->dtype();
+      if (auto found = output_index_.find(out.get()); found != output_index_.end())
+        value.output = found->second;
+      phase.consumer_writes.push_back(add_value(value));
+      computed_[out.get()] = phase.consumer_writes.back();
+    }
+    spec.phases.push_back(std::move(phase));
+    return true;
+  }
+
+  // A scratch row whose last reader is the loop phase that writes an output row of its dtype
+  // lives in that output row instead: the phase reads each column before it writes it, so the
+  // row holds the scratch value until then (softmax: exp(x - max) in the output row, divided in
+  // place), and a row takes one row less of L1.
+  void share_output_rows() {
+    std::vector<int> last_reader(spec.values.size(), -1);
+    for (std::size_t p = 0; p < spec.phases.size(); ++p) {
+      for (int v : spec.phases[p].reads) last_reader[static_cast<std::size_t>(v)] = static_cast<int>(p);
+      for (int v : spec.phases[p].consumer_reads)
+        last_reader[static_cast<std::size_t>(v)] = static_cast<int>(p);
+    }
+    std::vector<bool> taken(spec.values.size(), false);
+    prepared_.scratch.clear();
+    for (std::size_t v = 0; v < spec.values.size(); ++v) {
+      RowValue& value = spec.values[v];
+      if (value.kind != RowValueKind::column_value || value.scratch < 0) continue;
+      value.scratch = -1;
+      const int reader = last_reader[v];
+      if (reader >= 0 && !spec.phases[static_cast<std::size_t>(reader)].reduce) {
+        for (int o : spec.phases[static_cast<std::size_t>(reader)].writes) {
+          const RowValue& output = spec.values[static_cast<std::size_t>(o)];
+          if (output.output < 0 || output.dtype != value.dtype || taken[static_cast<std::size_t>(o)])
+            continue;
+          taken[static_cast<std::size_t>(o)] = true;
+          value.output = output.output;
+          break;
+        }
+      }
+      if (value.output >= 0) continue;
+      value.scratch = static_cast<int>(prepared_.scratch.size());
+      prepared_.scratch.push_back(value.dtype);
+    }
+  }
+
+  int add_value(const RowValue& value) {
+    spec.values.push_back(value);
+    return static_cast<int>(spec.values.size()) - 1;
+  }
+
+  // `node` rebuilt over leaves; null when a leaf's layout does not fit the kernel. `per_row`: the
+  // expression runs once per row (a consumer), its memory leaves live on the reduction's result.
+  ir::NodePtr rebuild(const ir::NodePtr& node, const std::unordered_set<const ir::Node*>& inside,
+                      Leaves& leaves, bool per_row) {
+    if (auto found = leaves.rebuilt.find(node.get()); found != leaves.rebuilt.end()) return found->second;
+    ir::NodePtr result;
+    if (inside.count(node.get())) {
+      std::vector<ir::NodePtr> inputs;
+      for (const auto& in : node->inputs()) {
+        inputs.push_back(rebuild(in, inside, leaves, per_row));
+        if (!inputs.back()) return nullptr;
+      }
+      result = node->with_inputs(std::move(inputs));
+    } else if (node->op() == ir::Op::constant) {
+      result = node;
+    } else {
+      const int v = value_of(node, per_row);
+      if (v < 0) return nullptr;
+      auto& leaf = leaves.by_value[v];
+      if (!leaf) {
+        leaf = ir::make_input(nullptr, node->dtype(), ir::Layout::contiguous(node->shape()));
+        leaves.inputs.push_back(leaf);
+        leaves.reads.push_back(v);
+      }
+      result = leaf;
+    }
+    leaves.rebuilt[node.get()] = result;
+    return result;
+  }
+
+  // The value a leaf reads: one the step computed, or memory (-1 when its layout does not fit).
+  int value_of(const ir::NodePtr& read, bool per_row) {
+    const ir::Node* base = read.get();
+    while (ir::is_movement(base->op())) base = base->input(0).get();
+    if (auto found = computed_.find(base); found != computed_.end()) {
+      const RowValue& value = spec.values[static_cast<std::size_t>(found->second)];
+      // fuse_rows lets a later part read a value over the rows directly, a per-row value through
+      // views that give each row its own value; a consumer reads per-row values only.
+      if (value.kind == RowValueKind::column_value && (per_row || base != read.get())) return -1;
+      return found->second;
+    }
+    auto& memory = memory_[per_row ? 1 : 0];
+    if (auto found = memory.find(read.get()); found != memory.end()) return found->second;
+    const ir::Value value = values_.resolve(read);
+    const ir::Shape& shape = value.layout.shape;
+    const ir::Strides& strides = value.layout.strides;
+    if (shape.size() < static_cast<std::size_t>(first_axis_)) return -1;
+    const auto split = static_cast<std::ptrdiff_t>(first_axis_);
+    const MergedAxes rows = merge_axes(ir::Shape(shape.begin(), shape.begin() + split),
+                                       {ir::Strides(strides.begin(), strides.begin() + split)});
+    std::int64_t column_stride = 0;
+    if (!per_row) {
+      const MergedAxes columns = merge_axes(ir::Shape(shape.begin() + split, shape.end()),
+                                            {ir::Strides(strides.begin() + split, strides.end())});
+      if (columns.shape.size() != 1) return -1;
+      column_stride = columns.strides[0][0];
+    }
+    if (rows.shape.size() != 1) return -1;
+    RowValue entry;
+    entry.kind = per_row ? RowValueKind::row_input : RowValueKind::column_input;
+    entry.dtype = value.dtype;
+    entry.access = classify_inner_stride(column_stride);
+    entry.same_every_row = !per_row && rows.strides[0][0] == 0;
+    entry.input = static_cast<int>(prepared_.leaves.size());
+    prepared_.leaves.push_back(read);
+    prepared_.input_strides.push_back(rows.strides[0][0]);
+    prepared_.input_strides.push_back(column_stride);
+    const int v = add_value(entry);
+    memory[read.get()] = v;
+    return v;
+  }
+
+  const ir::Step& step_;
+  const ValueTable& values_;
+  PreparedRow& prepared_;
+  ir::Shape domain_;
+  int first_axis_ = 0;
+  std::unordered_map<const ir::Node*, int> output_index_;
+  std::unordered_map<const ir::Node*, int> computed_;  // values the step computed, by node
+  // Memory leaves by the node read: read per column, and per row (a consumer's).
+  std::unordered_map<const ir::Node*, int> memory_[2];
+};
+
+const char* element_pointer(const ir::Value& value) {
+  return static_cast<const char*>(value.buffer->data()) +
+         value.layout.offset * static_cast<std::int64_t>(itemsize(value.dtype));
+}
+
+}  // namespace
+
+std::shared_ptr<const PreparedRow> prepare_row_kernel_step(const ir::Step& step, const ValueTable& values,
+                                                           const StepDump& dump) {
+  auto prepared = std::make_shared<PreparedRow>();
+  RowSpecBuilder builder(step, values, *prepared);
+  if (!builder.build()) return std::make_shared<PreparedRow>();  // no kernel: part by part
+  codegen::DumpRequest request{dump.folder, dump.kernel_name};
+  prepared->kernel =
+      codegen::compile_row_kernel(jit(), builder.spec, dump.folder.empty() ? nullptr : &request);
+  return prepared;
+}
+
+void launch_row_kernel_step(const PreparedRow& prepared, const ir::Step& step, ValueTable& values) {
+  std::vector<void*> output_pointers;
+  for (const auto& out : step.outputs) {
+    auto buffer = ir::Buffer::allocate(static_cast<std::size_t>(out->numel()) * itemsize(out->dtype()));
+    output_pointers.push_back(buffer->data());
+    values.put(out.get(), ir::Value{std::move(buffer), out->dtype(), ir::Layout::contiguous(out->shape())});
+  }
+  const std::int64_t rows = prepared.rows, columns = prepared.columns;
+  if (rows == 0) return;
+  // The plan fixes every layout; only the buffers change from one run to the next.
+  std::vector<const void*> input_pointers;
+  for (const auto& leaf : prepared.leaves) input_pointers.push_back(element_pointer(values.resolve(leaf)));
+  auto* function = prepared.kernel->as<codegen::RowFunction>();
+  auto run_rows = [&](std::int64_t begin, std::int64_t end) {
+    std::vector<std::shared_ptr<ir::Buffer>> scratch;
+    std::vector<void*> scratch_pointers;
+    for (DType dtype : prepared.scratch) {
+      scratch.push_back(ir::Buffer::allocate(static_cast<std::size_t>(columns) * itemsize(dtype)));
+      scratch_pointers.push_back(scratch.back()->data());
+    }
+    codegen::RowArgs args{};
+    args.columns = columns;
+    args.inputs = input_pointers.data();
+    args.input_strides = prepared.input_strides.data();
+    args.outputs = output_pointers.data();
+    args.scratch = scratch_pointers.data();
+    function(&args, begin, end);
+  };
+  const std::int64_t work = rows * std::max<std::int64_t>(columns, 1);
+  const std::int64_t tasks = std::min({std::int64_t{pool_threads()}, rows, work / kMinElementsPerTask});
+  if (tasks <= 1) {
+    run_rows(0, rows);
+    return;
+  }
+  parallel_for(tasks, [&](std::int64_t t) { run_rows(rows * t / tasks, rows * (t + 1) / tasks); });
+}
+
+}  // namespace tensorjit::detail

@@ -1,0 +1,129 @@
+// Row kernels (issue 6): reduce-then-broadcast graphs run as one JIT'd function per block of rows
+// (runtime/src/row_kernel_step.cpp), against the interpreter bit for bit: row lengths across lane
+// and block boundaries, dtypes, views (strided, negative, broadcast), per-row inputs, rows over
+// several axes, and rows that do not merge (which run part by part instead). ctest reruns the
+// "*JIT*" cases at every VECTOR_BITS and at 1 and 2 threads.
+#include <doctest/doctest.h>
+
+#include <tensorjit/tensorjit.hpp>
+
+#include "ir/passes/pipeline.hpp"
+#include "jit_oracle.hpp"
+#include "runtime/src/executor.hpp"
+#include "runtime/src/tensor_impl.hpp"
+
+namespace tj = tensorjit;
+namespace ir = tensorjit::ir;
+using tensorjit::testing::check_against_interpreter;
+
+namespace {
+
+ir::Graph graph_of(const std::vector<tj::Tensor>& results) {
+  std::vector<ir::NodePtr> nodes;
+  for (const auto& result : results) nodes.push_back(tj::detail::node_of(result, "test"));
+  return tj::detail::graph_for(nodes);
+}
+
+// Checks the results against the interpreter and that the plan has a row step.
+void check_row_step(const std::vector<tj::Tensor>& results) {
+  const ir::Graph graph = graph_of(results);
+  const std::string plan = ir::print_plan(ir::plan_graph(graph));
+  INFO(plan);
+  CHECK(plan.find("row over") != std::string::npos);
+  check_against_interpreter(graph);
+}
+
+// Values with ties, both signs and a spread of magnitudes, as `dtype`, shaped [rows, columns].
+tj::Tensor rows_of(std::int64_t rows, std::int64_t columns, tj::DType dtype) {
+  auto index = tj::arange(0, rows * columns, 1);
+  auto spread = tj::remainder(index * 7919, tj::full({1}, 1013, index.dtype())) - 500;
+  auto values = spread.astype(tj::f64) * 0.37;
+  return values.astype(dtype).reshape({rows, columns}).eval();
+}
+
+}  // namespace
+
+TEST_SUITE("runtime") {
+  TEST_CASE("row kernels JIT: reduce-then-broadcast rows of every length, bit for bit") {
+    for (std::int64_t columns : {2, 3, 63, 64, 65, 127, 1000, 4095, 4096, 4097, 9000}) {
+      for (std::int64_t rows : {1, 37}) {
+        CAPTURE(columns);
+        CAPTURE(rows);
+        auto x = rows_of(rows, columns, tj::f32);
+        auto gamma = tj::cos(tj::arange(0, columns, 1).astype(tj::f32)).eval();
+        auto centred = x - x.sum({-1}, true) / static_cast<double>(columns);
+        auto variance = (centred * centred).sum({-1}, true) / static_cast<double>(columns);
+        check_row_step({x - x.max({-1}, true)});
+        check_row_step({centred / tj::sqrt(variance + 1e-5f) * gamma});
+        check_row_step({x * tj::rsqrt((x * x).sum({-1}, true) / static_cast<double>(columns) + 1e-6f)});
+        // Several outputs: the per-row values and the rows.
+        auto shifted = x - x.min({-1}, true);
+        check_row_step({shifted / shifted.sum({-1}, true), x.min({-1}, true)});
+      }
+    }
+  }
+
+  TEST_CASE("row kernels JIT: no rows, and rows of no columns") {
+    auto no_rows = rows_of(0, 7, tj::f32);
+    check_against_interpreter(graph_of({no_rows - no_rows.sum({-1}, true)}));
+    auto empty_rows = rows_of(5, 0, tj::f32);
+    check_against_interpreter(graph_of({empty_rows - empty_rows.sum({-1}, true),
+                                        empty_rows.sum({-1}, true) + 1.0f}));
+  }
+
+  TEST_CASE("row kernels JIT: f64, integer and bool rows") {
+    for (std::int64_t columns : {5, 64, 4099}) {
+      CAPTURE(columns);
+      auto x64 = rows_of(11, columns, tj::f64);
+      check_row_step({x64 / x64.sum({-1}, true) - x64.max({-1}, true)});
+      auto x32 = rows_of(11, columns, tj::i32);
+      // Integer sums accumulate in i64, so the row's sum is i64 and the difference promotes.
+      check_row_step({x32 - x32.max({-1}, true)});
+      check_row_step({x32 * 3 - x32.sum({-1}, true)});
+      auto positive = x32 > 0;
+      check_row_step({tj::where(positive.any({-1}, true), x32, x32 * 2) +
+                      positive.all({-1}, true).astype(tj::i32)});
+    }
+  }
+
+  TEST_CASE("row kernels JIT: strided, negative and broadcast views, per-row inputs") {
+    auto base = rows_of(67, 53, tj::f32);
+    auto transposed = base.transpose();  // [53, 67], columns 53 elements apart
+    check_row_step({transposed - transposed.max({-1}, true)});
+    auto flipped = base.flip(1);  // negative column stride
+    check_row_step({flipped / flipped.sum({-1}, true)});
+    auto upside = base.flip(0);  // negative row stride
+    check_row_step({upside - upside.sum({-1}, true) / 53.0});
+    // A per-row input read by a consumer, and one broadcast back over the row by a loop.
+    auto weights = tj::sin(tj::arange(0, 67, 1).astype(tj::f32)).reshape({67, 1}).eval();
+    auto scaled = base.max({-1}, true) * weights;
+    check_row_step({base - scaled + weights});
+    // A row that is one broadcast element.
+    auto constant_rows = weights.expand({67, 53});
+    check_row_step({constant_rows - constant_rows.sum({-1}, true)});
+  }
+
+  TEST_CASE("row kernels JIT: reductions alone over the same rows, argmax and argmin") {
+    for (std::int64_t columns : {3, 64, 4097}) {
+      CAPTURE(columns);
+      auto x = rows_of(23, columns, tj::f32);
+      auto centred = x - x.sum({-1}, true) / static_cast<double>(columns);
+      check_row_step({(centred * centred).sum({-1})});  // a two-pass variance, no loop part
+      // Two reductions with the index iota between them, moved before the row step.
+      check_row_step({x.argmax(1)});
+      check_row_step({x.argmin(-1, true)});
+    }
+  }
+
+  TEST_CASE("row kernels JIT: rows and columns over several axes") {
+    auto x = rows_of(4 * 5, 3 * 33, tj::f32).reshape({4, 5, 3, 33});
+    check_row_step({x - x.max({-1}, true)});
+    check_row_step({x / x.sum({-2, -1}, true)});
+    // Rows that no single stride walks (every other index of axis 1): the step runs part by part.
+    auto gapped = x.slice(1, 0, 5, 2);
+    check_row_step({gapped - gapped.max({-1}, true)});
+    // Columns that no single stride walks.
+    auto gapped_columns = x.slice(3, 0, 33, 2);
+    check_row_step({gapped_columns / gapped_columns.sum({-2, -1}, true)});
+  }
+}  // TEST_SUITE
