@@ -177,8 +177,8 @@ void launch_reduce_step(const PreparedReduce& prepared, const ir::Step& step, Va
   const std::int64_t output_count = prepared.output_count;
   std::vector<void*> output_pointers;
   for (const auto& out : step.outputs) {
-    auto buffer =
-        ir::Buffer::allocate(static_cast<std::size_t>(output_count) * itemsize(out->dtype()));
+    auto buffer =  // every output is written, an empty reduction's too (its identity)
+        ir::Buffer::allocate_uninitialized(static_cast<std::size_t>(output_count) * itemsize(out->dtype()));
     output_pointers.push_back(buffer->data());
     values.put(out.get(),
                ir::Value{std::move(buffer), out->dtype(), ir::Layout::contiguous(out->shape())});
@@ -210,7 +210,7 @@ void launch_reduce_step(const PreparedReduce& prepared, const ir::Step& step, Va
   }
   // Few outputs with many blocks each: threads reduce whole blocks into partials, then one call
   // combines each output's partials in order and runs the consumers.
-  auto partials = ir::Buffer::allocate(static_cast<std::size_t>(output_count * args.block_count) *
+  auto partials = ir::Buffer::allocate_uninitialized(static_cast<std::size_t>(output_count * args.block_count) *
                                        itemsize(prepared.accumulator));
   args.partials = partials->data();
   parallel_for(tasks, [&](std::int64_t t) {

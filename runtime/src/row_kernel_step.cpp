@@ -274,9 +274,12 @@ std::shared_ptr<const PreparedRow> prepare_row_kernel_step(const ir::Step& step,
 }
 
 void launch_row_kernel_step(const PreparedRow& prepared, const ir::Step& step, ValueTable& values) {
+  // Every element of every output is written by the kernel (per-row values once per row, whole
+  // rows in their phase), so a recycled buffer needs no clearing.
   std::vector<void*> output_pointers;
   for (const auto& out : step.outputs) {
-    auto buffer = ir::Buffer::allocate(static_cast<std::size_t>(out->numel()) * itemsize(out->dtype()));
+    auto buffer =
+        ir::Buffer::allocate_uninitialized(static_cast<std::size_t>(out->numel()) * itemsize(out->dtype()));
     output_pointers.push_back(buffer->data());
     values.put(out.get(), ir::Value{std::move(buffer), out->dtype(), ir::Layout::contiguous(out->shape())});
   }
@@ -290,7 +293,7 @@ void launch_row_kernel_step(const PreparedRow& prepared, const ir::Step& step, V
     std::vector<std::shared_ptr<ir::Buffer>> scratch;
     std::vector<void*> scratch_pointers;
     for (DType dtype : prepared.scratch) {
-      scratch.push_back(ir::Buffer::allocate(static_cast<std::size_t>(columns) * itemsize(dtype)));
+      scratch.push_back(ir::Buffer::allocate_uninitialized(static_cast<std::size_t>(columns) * itemsize(dtype)));
       scratch_pointers.push_back(scratch.back()->data());
     }
     codegen::RowArgs args{};
