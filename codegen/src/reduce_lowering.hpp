@@ -10,6 +10,7 @@
 
 #include <tensorjit/ir/reduction_order.hpp>
 
+#include "counted_loop.hpp"
 #include "emit_elementwise.hpp"
 #include "lower_reduce.hpp"
 #include "reduce_values.hpp"
@@ -151,21 +152,8 @@ class ReduceLowering {
 
 template <typename Body>
 void ReduceLowering::emit_counted_loop(const char* name, llvm::Value* start, llvm::Value* end,
-                                       std::int64_t step, Body body) {
-  llvm::BasicBlock* before = builder_.GetInsertBlock();
-  llvm::BasicBlock* header = block(name);
-  llvm::BasicBlock* loop_body = block(name);
-  llvm::BasicBlock* after = block(name);
-  builder_.CreateBr(header);
-  builder_.SetInsertPoint(header);
-  llvm::PHINode* value = builder_.CreatePHI(index_type_, 2, "i");
-  value->addIncoming(start, before);
-  builder_.CreateCondBr(builder_.CreateICmpSLT(value, end), loop_body, after);
-  builder_.SetInsertPoint(loop_body);
-  body(value);
-  value->addIncoming(builder_.CreateAdd(value, index(step)), builder_.GetInsertBlock());
-  builder_.CreateBr(header);
-  builder_.SetInsertPoint(after);
+                                 std::int64_t step, Body body) {
+  codegen::emit_counted_loop(builder_, function_, name, start, end, step, body);
 }
 
 template <typename LoadInput>
