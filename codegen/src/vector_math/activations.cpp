@@ -101,7 +101,7 @@ llvm::Value* softplus(MathBuilder& m, llvm::Value* x) {
 // ir/scalar_ops.hpp (rounded to the dtype), evaluated as x * sigmoid(2 v), the same function
 // without the cancellation of 1 + tanh(v) for v < 0. v is carried as a double-double: for
 // x < -5 the result is about exp(2v) and an error of one rounding in v would cost |2v| ulp.
-llvm::Value* gelu_tanh(MathBuilder& m, llvm::Value* x) {
+DoubleDouble gelu_tanh_twice_argument(MathBuilder& m, llvm::Value* x) {
   DoubleDouble square = m.two_product(x, x);
   DoubleDouble cube = m.two_product(square.hi, x);
   llvm::Value* cube_lo = m.fma(square.lo, x, cube.lo);
@@ -116,7 +116,11 @@ llvm::Value* gelu_tanh(MathBuilder& m, llvm::Value* x) {
   // 2v; the low part is dropped where v itself overflowed (inf - inf).
   llvm::Value* finite = m.less(m.abs(v.hi), m.real(std::numeric_limits<double>::infinity()));
   llvm::Value* twice_lo = m.select(finite, m.mul(m.real(2.0), v_lo), m.real(0.0));
-  return times_sigmoid(m, x, {m.mul(m.real(2.0), v.hi), twice_lo});
+  return {m.mul(m.real(2.0), v.hi), twice_lo};
+}
+
+llvm::Value* gelu_tanh(MathBuilder& m, llvm::Value* x) {
+  return times_sigmoid(m, x, gelu_tanh_twice_argument(m, x));
 }
 
 }  // namespace tensorjit::codegen::vector_math

@@ -4,6 +4,7 @@
 // numerator from exp's unrounded parts and correct the quotient by its exact residual; tanh trades
 // both for speed (its own comment). Measured bounds: docs/vector_math.md.
 #include "f32_functions.hpp"
+#include "functions.hpp"
 
 #include <limits>
 
@@ -130,21 +131,8 @@ llvm::Value* silu(MathBuilder& m, llvm::Value* x) {
 // x < -5 the result is about x exp(2v), and one rounding of v would cost |2v| (up to 120) times
 // 2^-24 relative.
 llvm::Value* gelu_tanh(MathBuilder& m, llvm::Value* x) {
-  DoubleDouble square = m.two_product(x, x);
-  DoubleDouble cube = m.two_product(square.hi, x);
-  llvm::Value* cube_lo = m.fma(square.lo, x, cube.lo);
-  llvm::Value* c2 = m.formula_constant(ir::kGeluTanhCubic<double>);
-  DoubleDouble cubic = m.two_product(c2, cube.hi);
-  llvm::Value* cubic_lo = m.fma(c2, cube_lo, cubic.lo);
-  DoubleDouble inner = m.two_sum(x, cubic.hi);
-  llvm::Value* inner_lo = m.add(inner.lo, cubic_lo);
-  llvm::Value* c1 = m.formula_constant(ir::kSqrt2OverPi<double>);
-  DoubleDouble v = m.two_product(c1, inner.hi);
-  llvm::Value* v_lo = m.fma(c1, inner_lo, v.lo);
-  // The low part is dropped where v itself overflowed (it is NaN there).
-  llvm::Value* finite = m.less(m.abs(v.hi), m.real(kInfinity));
-  llvm::Value* twice_lo = m.select(finite, m.add(v_lo, v_lo), m.real(0.0));
-  llvm::Value* result = times_sigmoid(m, x, m.add(v.hi, v.hi), twice_lo);
+  DoubleDouble twice = vector_math::gelu_tanh_twice_argument(m, x);
+  llvm::Value* result = times_sigmoid(m, x, twice.hi, twice.lo);
   return m.select(m.equal(x, m.real(0.0)), x, result);  // a zero keeps its sign
 }
 

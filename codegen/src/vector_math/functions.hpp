@@ -44,6 +44,10 @@ llvm::Value* sigmoid(MathBuilder& m, llvm::Value* x);
 llvm::Value* silu(MathBuilder& m, llvm::Value* x);
 llvm::Value* softplus(MathBuilder& m, llvm::Value* x);
 llvm::Value* gelu_tanh(MathBuilder& m, llvm::Value* x);
+// 2v of gelu_tanh, v = c1 (x + c2 x^3), as a pair in m's precision (f64 and f32 alike); the low
+// part is 0 where v overflowed. For x < -5 gelu_tanh is about x exp(2v), so one rounding of v
+// would cost |2v| units of the last place: the pair carries that rounding.
+DoubleDouble gelu_tanh_twice_argument(MathBuilder& m, llvm::Value* x);
 
 // erf.cpp
 llvm::Value* erf(MathBuilder& m, llvm::Value* x);
