@@ -47,7 +47,8 @@ using Clock = std::chrono::steady_clock;
 std::atomic<std::uint64_t> process_compiles{0};
 // A quick kernel tiers up on this use (the first is the one it was compiled for).
 constexpr int kUsesBeforeTierUp = 2;
-// Set once the process has compiled a kernel optimized (see CompiledKernel::note_use).
+// Set once the process has compiled a kernel optimized on a user's thread (see
+// CompiledKernel::note_use).
 std::atomic<bool> first_tier_up_done{false};
 std::atomic<std::uint64_t> dylib_counter{0};
 
@@ -374,7 +375,8 @@ KernelHandle Jit::get_or_compile(const KernelKey& key, std::string_view symbol,
 KernelHandle Jit::Impl::load_or_compile(const KernelKey& key, std::string_view symbol,
                                         const ModuleBuilder& build, const DumpRequest* dump) {
   // A dump shows the code that runs from then on: the optimized tier, compiled now.
-  const CodeTier first_tier = options.tiered && !dump ? CodeTier::quick : CodeTier::optimized;
+  const CodeTier first_tier =
+      options.tiered && !dump && key.may_start_quick ? CodeTier::quick : CodeTier::optimized;
   if (options.cache_dir.empty()) return compile(key, symbol, build, dump, first_tier);
   // The best tier on disk first: a kernel some process tiered up loads optimized.
   for (CodeTier tier : {CodeTier::optimized, CodeTier::quick}) {
@@ -461,6 +463,8 @@ KernelHandle Jit::Impl::compile(const KernelKey& key, std::string_view symbol,
   const double build_ms = milliseconds_since(start);
 
   Linked linked = link_module(std::move(module), std::move(context), symbol, tier, dump);
+  // LLVM's lazily made statics now exist: tier-ups may go to the background thread (note_use).
+  if (tier == CodeTier::optimized) first_tier_up_done.store(true, std::memory_order_release);
   state->address = linked.address;
   state->dylibs.push_back(linked.dylib);
   state->symbol = std::string(symbol);

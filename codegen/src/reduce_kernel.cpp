@@ -93,7 +93,7 @@ KernelHandle compile_reduce_kernel(Jit& jit, const ReduceKernelSpec& spec,
   ModuleBuilder builder([plan = std::move(plan), symbol, vector_bits](llvm::Module& module) {
     build_reduce_kernel(module, plan, symbol, vector_bits);
   });
-  return jit.get_or_compile(KernelKey{std::move(key)}, symbol, builder, dump);
+  return jit.get_or_compile(KernelKey{std::move(key), /*may_start_quick=*/false}, symbol, builder, dump);
 }
 
 }  // namespace tensorjit::codegen

@@ -151,7 +151,7 @@ KernelHandle compile_row_kernel(Jit& jit, const RowKernelSpec& spec, const DumpR
   ModuleBuilder builder([plan = std::move(plan), symbol, vector_bits](llvm::Module& module) {
     build_row_kernel(module, plan, symbol, vector_bits);
   });
-  return jit.get_or_compile(KernelKey{std::move(key)}, symbol, builder, dump);
+  return jit.get_or_compile(KernelKey{std::move(key), /*may_start_quick=*/false}, symbol, builder, dump);
 }
 
 }  // namespace tensorjit::codegen

@@ -44,6 +44,12 @@ class ModuleBuilder;  // codegen/src/module_builder.hpp: fills an llvm::Module
 // optimization levels) when it keys the disk cache, so `text` need not repeat those.
 struct KernelKey {
   std::string text;
+  // Whether the kernel may start in the quick tier when the Jit is tiered. Flat loop kernels may:
+  // they are mostly memory-bound, and quick code ran W1 as fast. Reduce, row and tile (epilogue)
+  // kernels are compiled optimized at once: their quick code ran 2-4x slower
+  // (bench/reductions/reductions_peers), and the hot loops using them are often over before a
+  // background compile of 100+ ms finishes.
+  bool may_start_quick = true;
 };
 
 // Asks for <folder>/<kernel_name>.ll (IR as built), .opt.ll (after the pipeline) and .s (the
