@@ -36,8 +36,14 @@ def parse_arguments():
     parser.add_argument("--no-build", action="store_true", help="use the programs already built")
     parser.add_argument("--jobs", type=int, default=2, help="parallel compile jobs for the build step")
     parser.add_argument("--rounds", type=int, default=5, help="measured samples per peer (default 5)")
-    parser.add_argument("--output", default=os.path.join(ROOT, "bench", "results"))
-    return parser.parse_args()
+    parser.add_argument("--output", help="default: bench/results for a full run (the committed figures), "
+                        "bench/results/partial (git-ignored) for --quick, --only, --threads or --rounds")
+    arguments = parser.parse_args()
+    if arguments.output is None:
+        # A partial run must not overwrite the committed results of the last full one.
+        partial = arguments.quick or arguments.only or arguments.threads or arguments.rounds != 5
+        arguments.output = os.path.join(ROOT, "bench", "results", "partial" if partial else "")
+    return arguments
 
 
 class Log:
