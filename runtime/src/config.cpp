@@ -55,6 +55,14 @@ Config read_config() {
         << "freed buffers for reuse)";
     c.buffer_cache_mb = mb;
   }
+  if (auto v = env("TENSORJIT_SPIN_US")) {
+    int us = 0;
+    auto [end, error] = std::from_chars(v->data(), v->data() + v->size(), us);
+    TJ_CHECK(error == std::errc() && end == v->data() + v->size() && us >= 0 && us <= 1000000)
+        << "TENSORJIT_SPIN_US=" << *v << " is not a time; give a whole number of microseconds from 0 (pool "
+        << "threads sleep as soon as they are idle) to 1000000";
+    c.spin_microseconds = us;
+  }
   ir::Buffer::set_cache_limit(c.buffer_cache_mb << 20);
   return c;
 }

@@ -16,6 +16,7 @@ struct Config {
   std::filesystem::path cache_dir;      // TENSORJIT_CACHE_DIR (empty: no disk cache)
   bool tiered = true;                   // TENSORJIT_TIERED: 1 (quick code first) or 0 (optimized at once)
   std::size_t buffer_cache_mb = 1024;   // TENSORJIT_BUFFER_CACHE_MB: freed large buffers kept for reuse
+  int spin_microseconds = 200;          // TENSORJIT_SPIN_US: how long idle pool threads spin before sleeping
 };
 
 // The process's configuration, read at the first eval (which also applies the buffer cache's

@@ -1,11 +1,14 @@
 #include "runtime/src/thread_pool.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include <immintrin.h>
 
 #include "runtime/src/config.hpp"
 
@@ -14,39 +17,67 @@ namespace {
 
 thread_local bool inside_task = false;
 
-// Workers sleep until a job is posted, then claim task indices from a shared counter. One job runs
-// at a time (a mutex serialises callers from different user threads).
+using Clock = std::chrono::steady_clock;
+
+// Spins until done() holds or `budget` has passed; says whether done() held. Every 64 pauses it
+// reads the clock and yields the core: on a machine with more runnable threads than cores (ctest
+// -j, another library's pool) the spinner gives way instead of burning its time slice, and when
+// nothing else is runnable the yield costs a few hundred nanoseconds.
+template <typename Done>
+bool spin_until(Done done, std::chrono::microseconds budget) {
+  if (budget.count() == 0) return done();
+  const auto deadline = Clock::now() + budget;
+  while (true) {
+    for (int i = 0; i < 64; ++i) {
+      if (done()) return true;
+      _mm_pause();
+    }
+    if (Clock::now() >= deadline) return done();
+    std::this_thread::yield();
+  }
+}
+
+// Workers wait for a job, then claim task indices from a shared counter; one job runs at a time
+// (a mutex serialises callers from different user threads). A worker that finished a job spins
+// for TENSORJIT_SPIN_US on the job counter before it sleeps on the condition variable, and the
+// caller spins as long on the finished count: waking a sleeping thread costs tens of microseconds
+// (futex, scheduler), more than a whole small kernel, while evals and GEMM calls that follow one
+// another, as a user's loop makes them, find the workers still spinning.
 class ThreadPool {
  public:
-  explicit ThreadPool(int threads) {
+  ThreadPool(int threads, std::chrono::microseconds spin) : spin_(spin) {
     for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
   }
   ~ThreadPool() {
     {
       std::lock_guard lock(mutex_);
-      stopping_ = true;
+      stopping_.store(true);
     }
     wake_.notify_all();
     for (auto& w : workers_) w.join();
   }
 
-  int threads() const { return static_cast<int>(workers_.size()) + 1; }
-
   void run(std::int64_t n_tasks, const std::function<void(std::int64_t)>& task) {
     std::lock_guard serial(job_mutex_);
+    task_ = &task;
+    n_tasks_ = n_tasks;
+    next_.store(0);
+    finished_.store(0);
+    error_ = nullptr;
     {
+      // Under the mutex: a worker about to sleep either sees the new generation in its wait
+      // predicate or is already waiting when notify_all runs.
       std::lock_guard lock(mutex_);
-      task_ = &task;
-      n_tasks_ = n_tasks;
-      next_.store(0);
-      finished_ = 0;
-      error_ = nullptr;
-      ++generation_;
+      generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
     claim_tasks();
-    std::unique_lock lock(mutex_);
-    done_.wait(lock, [&] { return finished_ == static_cast<int>(workers_.size()); });
+    const int workers = static_cast<int>(workers_.size());
+    auto all_finished = [&] { return finished_.load(std::memory_order_acquire) == workers; };
+    if (!spin_until(all_finished, spin_)) {
+      std::unique_lock lock(mutex_);
+      done_.wait(lock, all_finished);
+    }
     task_ = nullptr;
     if (error_) std::rethrow_exception(error_);
   }
@@ -68,21 +99,27 @@ class ThreadPool {
   void work() {
     std::uint64_t seen = 0;
     while (true) {
-      {
+      auto posted = [&] {
+        return stopping_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen;
+      };
+      if (!spin_until(posted, spin_)) {
         std::unique_lock lock(mutex_);
-        wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-        if (stopping_) return;
-        seen = generation_;
+        wake_.wait(lock, posted);
       }
+      if (stopping_.load()) return;
+      seen = generation_.load(std::memory_order_acquire);
       claim_tasks();
       {
+        // Under the mutex, so that a caller that has just found the count short and is going to
+        // sleep cannot miss this notification.
         std::lock_guard lock(mutex_);
-        ++finished_;
+        finished_.fetch_add(1, std::memory_order_release);
       }
       done_.notify_one();
     }
   }
 
+  const std::chrono::microseconds spin_;
   std::vector<std::thread> workers_;
   std::mutex job_mutex_;
   std::mutex mutex_;
@@ -90,14 +127,14 @@ class ThreadPool {
   const std::function<void(std::int64_t)>* task_ = nullptr;
   std::int64_t n_tasks_ = 0;
   std::atomic<std::int64_t> next_{0};
-  int finished_ = 0;
-  std::uint64_t generation_ = 0;
-  bool stopping_ = false;
+  std::atomic<int> finished_{0};
+  std::atomic<std::uint64_t> generation_{0};
+  std::atomic<bool> stopping_{false};
   std::exception_ptr error_;
 };
 
 ThreadPool& pool() {
-  static ThreadPool instance(config().threads);
+  static ThreadPool instance(config().threads, std::chrono::microseconds(config().spin_microseconds));
   return instance;
 }
 
