@@ -55,6 +55,13 @@ struct PreparedLoop {
   std::int64_t tile_rows = 0;
   std::int64_t tile_columns = 0;
   std::vector<std::int64_t> input_itemsizes;  // bytes, one per leaf (tiles offset the pointers)
+  // The inputs read transposed: each block of one is first copied into a scratch tile of
+  // tile_rows x tile_columns (row stride tile_columns), which the kernel reads as contiguous.
+  struct StagedInput {
+    std::size_t leaf;
+    std::int64_t row_stride, column_stride;  // the leaf's, in elements
+  };
+  std::vector<StagedInput> staged;
 };
 
 // Compiles (or finds) the step's kernel; `values` must hold every value the step reads.

@@ -119,6 +119,17 @@ TEST_CASE("transposed operands run block by block and give the interpreter's bit
     auto ai = tj::arange(0, n, 1).reshape({rows, columns}).astype(tj::i32).eval();
     auto bi = tj::arange(0, n, 1).reshape({columns, rows}).astype(tj::i32).eval();
     check_against_interpreter(tj::detail::graph_for({tj::detail::node_of(ai - bi.transpose() * 3, "test")}));
+    // Each transposed block is copied into a scratch tile first: 8-byte and 1-byte elements,
+    // columns read backwards (row stride -1) and every other element (row stride 2, from a
+    // slice), and two staged inputs in one kernel.
+    auto ad = a.astype(tj::f64), bd = b.astype(tj::f64).eval();
+    auto mask = (b > 0.0f).eval();
+    auto wide = (tj::arange(0, 2 * n, 1).reshape({columns, 2 * rows}) * 0.125f).eval();
+    auto every_other = wide.slice(1, 0, std::nullopt, 2);
+    check_against_interpreter(tj::detail::graph_for(
+        {tj::detail::node_of(ad * bd.transpose(), "test"), tj::detail::node_of(tj::where(mask.transpose(), a, -a), "test"),
+         tj::detail::node_of(a + b.flip(1).transpose(), "test"),
+         tj::detail::node_of(a - every_other.transpose() + b.transpose(), "test")}));
   }
 }
 
