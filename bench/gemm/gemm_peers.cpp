@@ -230,7 +230,9 @@ void benchmark_size(const Settings& settings, const Size& size, std::vector<Peer
     for (Contender<T>& contender : contenders) {
       // Let another library's spinning worker threads go to sleep before timing this one.
       if (settings.threads > 1) std::this_thread::sleep_for(std::chrono::milliseconds(30));
-      contender.gflops.push_back(flops / time_call(contender, a.data(), b.data(), c.data(), settings.cpu_clock, settings.median_call) * 1e-9);
+      const double seconds =
+          time_call(contender, a.data(), b.data(), c.data(), settings.cpu_clock, settings.median_call);
+      contender.gflops.push_back(flops / seconds * 1e-9);
     }
   }
 
@@ -274,7 +276,8 @@ int main(int argc, char** argv) {
   BenchThreadPool pool(settings.threads);
   const FmaPeak peak = measure_fma_peak(settings.threads, settings.cpu_clock);
 
-  std::printf("GEMM, %d thread(s), %d rounds alternating, %s clock%s, median GFLOP/s (tensorjit also as %% of FMA peak)\n\n",
+  std::printf("GEMM, %d thread(s), %d rounds alternating, %s clock%s, median GFLOP/s"
+              " (tensorjit also as %% of FMA peak)\n\n",
               settings.threads, settings.rounds, settings.cpu_clock ? "thread CPU" : "wall",
               settings.median_call ? ", median call of each run" : "");
   std::printf("- FMA peak (%s, %d thread(s)): f32 %.1f GFLOP/s, f64 %.1f GFLOP/s\n", peak.width, settings.threads,

@@ -155,8 +155,8 @@ void run_task(const Plan<T>& plan, std::int64_t index) {
 // Unpacked path: up to `unpacked_tasks_per_thread` column parts per thread. Its column blocks are
 // independent (A is re-read from L2 by every one, B is read or packed per column block), so
 // finer column parts cost nothing, and the parallel-for hands tasks out one at a time: a worker
-// that wakes late, or loses its core to another process, then delays the call by one small task
-// instead of by half of the product (the caller takes the tasks it has not started).
+// that wakes late then delays the call by at most one small task instead of half of the product
+// (the caller takes the tasks not yet started; a task already started must finish where it is).
 constexpr std::int64_t unpacked_tasks_per_thread = 4;
 
 template <class T>

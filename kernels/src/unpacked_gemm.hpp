@@ -26,6 +26,10 @@
 namespace tensorjit::kernels {
 namespace {
 
+// The largest span of B's rows (k * row stride, bytes) read in place by every row block without a
+// copy: two thirds of the 48 KiB L1 of Zen 4/5, leaving room for the rows of A and the tile of C.
+constexpr std::int64_t unpacked_in_place_span = std::int64_t{32} << 10;
+
 // Column blocks of NV vectors side by side, for rows [0, m): `blocks` blocks from column `col`, all
 // full width but the last, which has `last_cols` columns (a narrower one is computed through a
 // temporary). Block g of B is readable at b + g * b_block_stride, NV*lanes columns per row, rows
@@ -38,10 +42,6 @@ namespace {
 // copy: B's rows a power of two apart (a 2 KiB row stride for n = 512 f32) collide in a few L1 and
 // L2 sets, and reading them in place for every row block measured 15 % slower in some processes
 // (docs/gemm.md).
-// The largest span of B's rows (k * row stride, bytes) read in place by every row block without a
-// copy: two thirds of the 48 KiB L1 of Zen 4/5, leaving room for the rows of A and the tile of C.
-constexpr std::int64_t unpacked_in_place_span = std::int64_t{32} << 10;
-
 template <class T, class V, int MR, int NV>
 void unpacked_column_blocks(const detail::RegionProblem<T>& problem, std::int64_t col, std::int64_t blocks,
                             int last_cols, const T* b, std::int64_t b_row_stride, std::int64_t b_block_stride,
@@ -84,10 +84,10 @@ void unpacked_column_blocks(const detail::RegionProblem<T>& problem, std::int64_
   };
   // No copy when a single row block reads B once anyway, or when the rows of B one block reads
   // span at most 32 KiB: an address range smaller than L1 never holds more lines of one set than L1
-  // has ways, so those rows cannot collide (at 64^3 f32 the copy made the first row block 20 %
-  // slower than the others for nothing).
-  if (problem.m < 2 * MR || problem.k * b_row_stride * static_cast<std::int64_t>(sizeof(T)) <= unpacked_in_place_span)
-    b_copy = nullptr;
+  // has ways, so those rows cannot collide, and the copy's extra stores would only slow the first
+  // row block down (64^3).
+  const std::int64_t b_span = problem.k * (b_row_stride < 0 ? -b_row_stride : b_row_stride) * std::int64_t{sizeof(T)};
+  if (problem.m < 2 * MR || b_span <= unpacked_in_place_span) b_copy = nullptr;
   std::int64_t row = 0;
   for (; row + MR <= problem.m; row += MR) rows_at(std::integral_constant<int, MR>{}, row);
   if constexpr (MR > 8) {
