@@ -14,7 +14,8 @@
 //    256 KiB at KC = 2048): the 512-bit rows use MC = 28 (two micro-panels, 224 KiB f32 /
 //    448 KiB f64), and each B micro-panel then streams from L3 in order, once per two tiles,
 //    which the hardware prefetcher sustains. MC = 168 / 84, a block of 1.3 MiB at KC = 2048,
-//    spilled A to L3: 2-4 % slower on 1024^3 and 2048^3 f32, the same on f64 (docs/gemm.md).
+//    spilled A to L3; side by side the difference stayed within the noise of the shared machine
+//    (up to 2 % for MC = 28 at 2048^3 f32 in the quieter run, docs/gemm.md).
 //  - NC: the packed B block (KC x NC) lives in L3. At KC = 2048, NC from 512 to 2048 measured the
 //    same (within 2 % at 2048^3), so NC keeps the block at 8 MiB: a quarter of L3, and the bound
 //    on each thread's workspace (kept between calls).
