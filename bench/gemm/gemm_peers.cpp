@@ -47,6 +47,9 @@ struct Settings {
                           {2048, 2048, 2048}, {256, 784, 512}, {256, 512, 10}};
   std::int64_t mc = 0, kc = 0, nc = 0;
   bool cpu_clock = false;
+  // false: a run's time is its 20 ms divided by its calls (the mean); true: the median of its
+  // calls timed one by one, which a call that lost its core to another process cannot move.
+  bool median_call = false;
 };
 
 std::vector<int> parse_int_list(const std::string& text) {
@@ -84,6 +87,7 @@ Settings parse_settings(int argc, char** argv) {
     else if (flag == "--kc") settings.kc = std::stol(value);
     else if (flag == "--nc") settings.nc = std::stol(value);
     else if (flag == "--clock") settings.cpu_clock = value == "cpu";
+    else if (flag == "--per-call") settings.median_call = value == "median";
     else if (flag == "--types") {
       settings.types.clear();
       std::stringstream stream(value);
@@ -119,18 +123,20 @@ double now(bool cpu_clock) {
   return double(time.tv_sec) + 1e-9 * double(time.tv_nsec);
 }
 
-// Seconds per call: repeats the call until at least 20 ms passed.
+// Seconds per call: repeats the call until at least 20 ms passed; the mean over them, or with
+// median_call the median of the calls' own times.
 template <class T>
-double time_call(const Contender<T>& contender, const T* a, const T* b, T* c, bool cpu_clock) {
-  int calls = 0;
+double time_call(const Contender<T>& contender, const T* a, const T* b, T* c, bool cpu_clock, bool median_call) {
+  std::vector<double> calls;
   const double start = now(cpu_clock);
-  double elapsed = 0;
+  double previous = start;
   do {
     contender.run(a, b, c);
-    ++calls;
-    elapsed = now(cpu_clock) - start;
-  } while (elapsed < 0.02);
-  return elapsed / calls;
+    const double time = now(cpu_clock);
+    calls.push_back(time - previous);
+    previous = time;
+  } while (previous - start < 0.02);
+  return median_call ? median(calls) : (previous - start) / static_cast<double>(calls.size());
 }
 
 template <class T>
@@ -224,7 +230,9 @@ void benchmark_size(const Settings& settings, const Size& size, std::vector<Peer
     for (Contender<T>& contender : contenders) {
       // Let another library's spinning worker threads go to sleep before timing this one.
       if (settings.threads > 1) std::this_thread::sleep_for(std::chrono::milliseconds(30));
-      contender.gflops.push_back(flops / time_call(contender, a.data(), b.data(), c.data(), settings.cpu_clock) * 1e-9);
+      const double seconds =
+          time_call(contender, a.data(), b.data(), c.data(), settings.cpu_clock, settings.median_call);
+      contender.gflops.push_back(flops / seconds * 1e-9);
     }
   }
 
@@ -268,8 +276,10 @@ int main(int argc, char** argv) {
   BenchThreadPool pool(settings.threads);
   const FmaPeak peak = measure_fma_peak(settings.threads, settings.cpu_clock);
 
-  std::printf("GEMM, %d thread(s), %d rounds alternating, %s clock, median GFLOP/s (tensorjit also as %% of FMA peak)\n\n",
-              settings.threads, settings.rounds, settings.cpu_clock ? "thread CPU" : "wall");
+  std::printf("GEMM, %d thread(s), %d rounds alternating, %s clock%s, median GFLOP/s"
+              " (tensorjit also as %% of FMA peak)\n\n",
+              settings.threads, settings.rounds, settings.cpu_clock ? "thread CPU" : "wall",
+              settings.median_call ? ", median call of each run" : "");
   std::printf("- FMA peak (%s, %d thread(s)): f32 %.1f GFLOP/s, f64 %.1f GFLOP/s\n", peak.width, settings.threads,
               peak.float_gflops, peak.double_gflops);
   for (const Peer& peer : peers) std::printf("- %s: %s\n", peer.name.c_str(), peer.detail.c_str());

@@ -10,9 +10,12 @@
 //    k <= 2048) measured 10-15 % faster at 1024^3 and 2048^3 than the textbook "B micro-panel in
 //    half of L1" (KC = 192 or 384), and 3-6 % faster than 1024 at 2048^3. The 128/256-bit kernels
 //    were insensitive (within 3 %) and keep the textbook values.
-//  - MC: the packed A block (MC x KC) is reused from L2 by every B micro-panel: MC = 168 (f32) /
-//    84 (f64) rows measured best with KC = 1024 (688 KiB, two thirds of L2) and stayed best at
-//    KC = 2048, where the block no longer fits L2 but is still streamed in order.
+//  - MC: the packed A block (MC x KC) must stay in L2 next to the B micro-panel it meets (KC x NR,
+//    256 KiB at KC = 2048): the 512-bit rows use MC = 28 (two micro-panels, 224 KiB f32 /
+//    448 KiB f64), and each B micro-panel then streams from L3 in order, once per two tiles,
+//    which the hardware prefetcher sustains. MC = 168 / 84, a block of 1.3 MiB at KC = 2048,
+//    spilled A to L3; side by side the difference stayed within the noise of the shared machine
+//    (up to 2 % for MC = 28 at 2048^3 f32 in the quieter run, docs/gemm.md).
 //  - NC: the packed B block (KC x NC) lives in L3. At KC = 2048, NC from 512 to 2048 measured the
 //    same (within 2 % at 2048^3), so NC keeps the block at 8 MiB: a quarter of L3, and the bound
 //    on each thread's workspace (kept between calls).
@@ -57,8 +60,8 @@ inline constexpr BlockingRow avx512_blocking[] = {
   {  128,    8,    6,   4,   144,  512,  4096 },
   {  256,    4,    6,  16,   144,  384,  4096 },
   {  256,    8,    6,   8,   144,  384,  4096 },
-  {  512,    4,   14,  32,   168, 2048,  1024 },
-  {  512,    8,   14,  16,    84, 2048,   512 },
+  {  512,    4,   14,  32,    28, 2048,  1024 },
+  {  512,    8,   14,  16,    28, 2048,   512 },
 };
 // clang-format on
 

@@ -147,14 +147,41 @@ void run_task(const Plan<T>& plan, std::int64_t index) {
   plan.region_function(region);
 }
 
-// Parts per batch so that the task count is a multiple of the thread count, cut along rows or
-// columns to keep each task's packing small (A is packed once per column part, B once per row part).
+// Parts per batch so that the task count is a multiple of the thread count.
+//
+// Packed path: one rectangle per thread, cut along rows or columns to keep each task's packing
+// small (A is packed once per column part, B once per row part).
+//
+// Unpacked path: up to `unpacked_tasks_per_thread` column parts per thread. Its column blocks are
+// independent (A is re-read from L2 by every one, B is read or packed per column block), so
+// finer column parts cost nothing, and the parallel-for hands tasks out one at a time: a worker
+// that wakes late then delays the call by at most one small task instead of half of the product
+// (the caller takes the tasks not yet started; a task already started must finish where it is).
+constexpr std::int64_t unpacked_tasks_per_thread = 4;
+
 template <class T>
 void choose_parts(Plan<T>& plan, int threads) {
   const GemmArgs<T>& args = *plan.args;
   const std::int64_t row_tiles = (args.m + plan.blocking.mr - 1) / plan.blocking.mr;
   const std::int64_t col_tiles = (args.n + plan.blocking.nr - 1) / plan.blocking.nr;
   const std::int64_t wanted = threads / std::gcd<std::int64_t>(threads, args.batch);
+  if (plan.unpacked_path && col_tiles >= wanted) {
+    // Among 1, 2, 4 parts per thread, the one whose busiest thread gets the fewest tiles (tasks
+    // are handed out in turn; parts round up to whole tiles), the finer on a tie.
+    std::int64_t best_span = 0;
+    for (std::int64_t per_thread = 1; per_thread <= unpacked_tasks_per_thread; per_thread *= 2) {
+      const std::int64_t parts = wanted * per_thread;
+      if (per_thread > 1 && (parts > col_tiles || args.batch * parts > threads * unpacked_tasks_per_thread)) break;
+      const std::int64_t chunk = (col_tiles + parts - 1) / parts;
+      const std::int64_t tasks = args.batch * ((col_tiles + chunk - 1) / chunk);
+      const std::int64_t span = (tasks + threads - 1) / threads * chunk;
+      if (best_span == 0 || span <= best_span) {
+        best_span = span;
+        plan.col_parts = parts;
+      }
+    }
+    return;
+  }
   double best_cost = 0;
   for (std::int64_t row_parts = 1; row_parts <= wanted; ++row_parts) {
     if (wanted % row_parts != 0) continue;

@@ -170,3 +170,37 @@ TEST_CASE("the parallel-for is used once, with whole multiples of the thread cou
 }
 
 }  // namespace
+
+namespace {
+
+TEST_CASE("the unpacked path cuts columns into up to 4 tasks per thread, with the same bits") {
+  // n in column tiles of the native f32 kernel: 1 (no finer cut), 4, 8 (4 per thread), and 10 (which
+  // splits evenly only in halves); batches share the 4 tasks per thread.
+  const std::int64_t nr = tk::describe_float_kernel({}).nr;
+  struct Case {
+    std::int64_t n, batch, tasks;
+  };
+  const Case cases[] = {{nr, 1, 2},       {4 * nr, 1, 4},     {8 * nr, 1, 8},     {10 * nr, 1, 2},
+                        {8 * nr - 3, 1, 8}, {8 * nr, 2, 8},     {8 * nr, 3, 6},     {8 * nr, 8, 8}};
+  for (const Case& test_case : cases) {
+    CAPTURE(test_case.n);
+    CAPTURE(test_case.batch);
+    Problem p;
+    p.m = 45;
+    p.k = 37;
+    p.n = test_case.n;
+    p.batch = test_case.batch;
+    RecordingParallelFor recorder;
+    tk::GemmOptions options;
+    options.minimum_parallel_work = 0;
+    options.parallel_for = {&RecordingParallelFor::run, &recorder, 2};
+    CHECK(matches_reference<float>(p, options));
+    CHECK(recorder.tasks == test_case.tasks);
+    int threads = 2;
+    options.parallel_for = parallel_for_with(threads);
+    CHECK(matches_reference<float>(p, options));
+    CHECK(matches_reference<double>(p, options));
+  }
+}
+
+}  // namespace
