@@ -49,12 +49,14 @@ struct OnePlusExp {
   llvm::Value* e;
 };
 
+// e = round(hi + lo) 2^k, exact as k in [-60, 0] keeps it normal.
 OnePlusExp one_plus_exp(MathBuilder& m, const ExpParts& parts) {
   auto& b = m.ir();
   llvm::Value* lowest = m.integer(kDenominatorLowestExponent);
   llvm::Value* k = b.CreateSelect(b.CreateICmpSLT(parts.k, lowest), lowest, parts.k);
-  llvm::Value* power = m.power_of_two(k);
-  llvm::Value* e = m.fma(power, parts.hi, m.mul(power, parts.lo));
+  llvm::Value* lowest_real = m.real(kDenominatorLowestExponent);
+  llvm::Value* k_real = m.select(m.less(parts.k_real, lowest_real), lowest_real, parts.k_real);
+  llvm::Value* e = m.scale_by_power_of_two(m.add(parts.hi, parts.lo), k, k_real);
   return {m.fast_two_sum(m.real(1.0), e), e};
 }
 
@@ -83,9 +85,8 @@ llvm::Value* times_sigmoid(MathBuilder& m, llvm::Value* x, llvm::Value* a, llvm:
   llvm::Value* quotient =
       corrected_quotient(m, numerator_hi, numerator_lo, denominator.sum, x != nullptr);
   llvm::Value* k = b.CreateSelect(positive, m.integer(0), e.k);
-  llvm::Value* k1 = b.CreateAShr(k, 1);
-  llvm::Value* result = m.mul(m.mul(quotient, m.power_of_two(k1)),
-                              m.power_of_two(b.CreateSub(k, k1)));
+  llvm::Value* k_real = m.select(positive, m.real(0.0), e.k_real);
+  llvm::Value* result = m.scale_by_power_of_two(quotient, k, k_real);
   llvm::Value* vanishing = m.less(a, m.real(kSigmoidLowest));
   llvm::Value* zero = m.real(0.0);
   return m.select(vanishing, x == nullptr ? zero : m.mul(x, zero), result);

@@ -7,9 +7,10 @@
 // Polynomial: exp(r) = 1 + r + r^2 q(r), q of degree 4, a near-minimax fit of exp's relative error
 // on |r| <= ln2/2 with f32 coefficients (2^-28.3).
 // Reconstruction: hi = 1 + r by Fast2Sum, lo = its exact error + r^2 q + r_lo, and (hi + lo) 2^k
-// as fma(2^k1, hi, 2^k1 lo) 2^k2 with k = k1 + k2: the sum is rounded once (before it the error is
-// below 2^-27 relative), and results near overflow or in the subnormal range need no intermediate
-// that overflows or underflows (a subnormal result is rounded a second time, by the last product).
+// as round(hi + lo) 2^k (MathBuilder::scale_by_power_of_two: one vscalef, or two exact-or-final
+// power-of-two factors): the sum is rounded once (before it the error is below 2^-27 relative),
+// results near overflow or in the subnormal range need no intermediate that overflows or
+// underflows, and a subnormal result is rounded a second time.
 // exp2 reduces by k = round(x) exactly and takes r ln2 as an FMA product pair through the same
 // parts; expm1 forms 2^k (hi + lo) - 1 without cancellation (below).
 // Measured errors: docs/vector_math.md.
@@ -82,7 +83,7 @@ ExpParts exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double low
     llvm::Value* kept = m.select(m.equal(reduced.clamped, x), x_lo, m.real(0.0));
     lo = m.fma(kept, one_plus_r.hi, m.fma(kept, lo, lo));
   }
-  return {one_plus_r.hi, lo, reduced.k};
+  return {one_plus_r.hi, lo, reduced.k, m.neg(reduced.minus_k)};
 }
 
 ExpMinusOne exp_minus_one_reduced(MathBuilder& m, llvm::Value* x, double lowest) {
@@ -91,17 +92,14 @@ ExpMinusOne exp_minus_one_reduced(MathBuilder& m, llvm::Value* x, double lowest)
   return {m.fma(m.mul(r, r), exp_polynomial(m, r), r), reduced.k};
 }
 
-llvm::Value* scale(MathBuilder& m, llvm::Value* hi, llvm::Value* lo, llvm::Value* k) {
-  auto& b = m.ir();
-  llvm::Value* k1 = b.CreateAShr(k, 1);
-  llvm::Value* k2 = b.CreateSub(k, k1);
-  llvm::Value* power = m.power_of_two(k1);
-  return m.mul(m.fma(power, hi, m.mul(power, lo)), m.power_of_two(k2));
+llvm::Value* scale(MathBuilder& m, llvm::Value* hi, llvm::Value* lo, llvm::Value* k,
+                   llvm::Value* k_real) {
+  return m.scale_by_power_of_two(m.add(hi, lo), k, k_real);
 }
 
 llvm::Value* exp(MathBuilder& m, llvm::Value* x) {
   ExpParts parts = exp_parts(m, x, nullptr, kExpLowest);
-  return scale(m, parts.hi, parts.lo, parts.k);
+  return scale(m, parts.hi, parts.lo, parts.k, parts.k_real);
 }
 
 // exp2(x) = 2^k exp(r ln2), k = round(x), r = x - k exact (|r| <= 1/2); r ln2 is an FMA product
@@ -113,7 +111,8 @@ llvm::Value* exp2(MathBuilder& m, llvm::Value* x) {
   DoubleDouble product = m.two_product(r, m.real(kLn2High));
   llvm::Value* product_lo = m.fma(r, m.real(kLn2Low), product.lo);
   ExpParts parts = exp_parts(m, product.hi, product_lo, -1.0);  // |r ln2| <= 0.35: no clamp
-  return scale(m, parts.hi, parts.lo, m.ir().CreateAdd(k.integer, parts.k));
+  return scale(m, parts.hi, parts.lo, m.ir().CreateAdd(k.integer, parts.k),
+               m.add(k.value, parts.k_real));
 }
 
 // expm1(x) = 2^k (hi + lo) - 1 = fma(2^k, lo, fma(2^k, hi, -1)). For 0 <= k <= 23 the inner FMA
@@ -129,7 +128,7 @@ llvm::Value* expm1(MathBuilder& m, llvm::Value* x) {
   llvm::Value* large = b.CreateICmpSGT(parts.k, largest);
   llvm::Value* power = m.power_of_two(b.CreateSelect(large, largest, parts.k));
   llvm::Value* near = m.fma(power, parts.lo, m.fma(power, parts.hi, m.real(-1.0)));
-  llvm::Value* result = m.select(large, scale(m, parts.hi, parts.lo, parts.k), near);
+  llvm::Value* result = m.select(large, scale(m, parts.hi, parts.lo, parts.k, parts.k_real), near);
   return m.select(m.equal(x, m.real(0.0)), x, result);
 }
 

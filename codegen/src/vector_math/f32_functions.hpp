@@ -19,6 +19,7 @@ struct ExpParts {
   llvm::Value* hi;
   llvm::Value* lo;
   llvm::Value* k;
+  llvm::Value* k_real;  // k as an f32 (exact), for scale_by_power_of_two
 };
 ExpParts exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double lowest);
 // exp(x) = (1 + t) 2^k with t rounded to f32 (and the reduction's rounding, 2^-26, not carried):
@@ -29,7 +30,8 @@ struct ExpMinusOne {
 };
 ExpMinusOne exp_minus_one_reduced(MathBuilder& m, llvm::Value* x, double lowest);
 // (hi + lo) 2^k rounded once (twice for subnormal results), for k in [-180, 128].
-llvm::Value* scale(MathBuilder& m, llvm::Value* hi, llvm::Value* lo, llvm::Value* k);
+llvm::Value* scale(MathBuilder& m, llvm::Value* hi, llvm::Value* lo, llvm::Value* k,
+                   llvm::Value* k_real);
 llvm::Value* exp(MathBuilder& m, llvm::Value* x);
 llvm::Value* exp2(MathBuilder& m, llvm::Value* x);
 llvm::Value* expm1(MathBuilder& m, llvm::Value* x);
