@@ -18,10 +18,9 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // Below |x| = 0.875 tanh is the odd polynomial; above, 2e / (1 + e) <= 0.296 with
 // e = exp(-2|x|) is subtracted from 1 (the smaller q, the less e's rounding shows).
 constexpr double kTanhPolynomialLimit = 0.875;
-// e^-40 is far below half an ulp of 1: tanh's exp argument is clamped there (k >= -58).
-constexpr double kTanhExpLowest = -40.0;
 // sigmoid(a) = e^a / (1 + e^a) for a < 0 is below 2^-150 from a = -104, silu(a) = a sigmoid(a)
-// from a = -109: e = exp(-|a|) is clamped at -120 and the clamped lanes give 0 (times x).
+// from a = -109: e = exp(-|a|) is clamped at -120 and the clamped lanes give 0 (times x). tanh
+// takes exp(-|x|) with the same clamp, so that both share one evaluation.
 constexpr double kSigmoidLowest = -120.0;
 // 1 + e with e below 2^-60 is 1 + 2^-60 for any purpose: the denominator's e is clamped there
 // (2^k stays normal).
@@ -70,7 +69,7 @@ llvm::Value* times_sigmoid(MathBuilder& m, llvm::Value* x, llvm::Value* a, llvm:
   auto& b = m.ir();
   llvm::Value* positive = m.greater_equal(a, m.real(0.0));
   llvm::Value* minus_abs_lo = a_lo == nullptr ? nullptr : m.select(positive, m.neg(a_lo), a_lo);
-  ExpParts e = exp_parts(m, m.neg(m.abs(a)), minus_abs_lo, kSigmoidLowest);
+  ExpParts e = exp_parts(m, m.neg(m.abs(a)), minus_abs_lo, kSigmoidLowest, true);
   OnePlusExp denominator = one_plus_exp(m, e);
   llvm::Value* one = m.real(1.0);
   llvm::Value* numerator_hi = e.hi;
@@ -87,29 +86,43 @@ llvm::Value* times_sigmoid(MathBuilder& m, llvm::Value* x, llvm::Value* a, llvm:
   llvm::Value* k = b.CreateSelect(positive, m.integer(0), e.k);
   llvm::Value* k_real = m.select(positive, m.real(0.0), e.k_real);
   llvm::Value* result = m.scale_by_power_of_two(quotient, k, k_real);
+  // sigmoid's clamped lanes are 0 already (2^k <= 2^-173); x * 0 is NaN for x = -inf.
+  if (x == nullptr) return result;
   llvm::Value* vanishing = m.less(a, m.real(kSigmoidLowest));
-  llvm::Value* zero = m.real(0.0);
-  return m.select(vanishing, x == nullptr ? zero : m.mul(x, zero), result);
+  return m.select(vanishing, m.mul(x, m.real(0.0)), result);
 }
 
 }  // namespace
 
 // tanh(|x|): below 0.875 |x| + |x|^3 p(x^2), p of degree 6 (near-minimax, 2^-30.3 relative;
-// scripts/vector_math_f32_fit.py). Above, 1 - q with q = 2e / (1 + e) <= 0.296, e = exp(-2|x|)
-// (2|x| is exact) = fma(2^k, t, 2^k) from exp's reduced t, within about an ulp of e: that moves q
-// by at most 2^-25.5. 1 + e is a Fast2Sum pair; the quotient by its head is corrected for its tail
-// by one FMA (q (1 - d_lo / d_hi) with d_hi taken as 1: off by 2^-26 q at most). The sign is
-// copied back (tanh(-0) == -0, NaN stays NaN).
+// scripts/vector_math_f32_fit.py). Above, 1 - q with q = 2e / (1 + e) <= 0.296 and
+// e = exp(-2|x|) = exp(-|x|)^2: exp's parts of -|x| (hi + lo) 2^k, the very IR sigmoid(x) emits,
+// so a kernel with both evaluates it once; its square is within 2^-26 of e relative before its
+// rounding, which moves q by 2^-25 at most. 2^2k below 2^-60 is taken as
+// 2^-60 (1 - q rounds to 1 there). 1 + e is a Fast2Sum pair; the quotient by its head is
+// corrected for its tail by one FMA (q (1 - d_lo / d_hi) with d_hi taken as 1: off by 2^-26 q at
+// most). The sign is copied back (tanh(-0) == -0, NaN stays NaN).
 llvm::Value* tanh(MathBuilder& m, llvm::Value* x) {
+  auto& b = m.ir();
   llvm::Value* magnitude = m.abs(x);
   llvm::Value* square = m.mul(magnitude, magnitude);
   llvm::Value* p = m.polynomial(square, {-0x1.55555p-2, 0x1.110fa8p-3, -0x1.b9da52p-5,
                                          0x1.6376eep-6, -0x1.11023p-7, 0x1.5b6d5ap-9,
                                          -0x1.f9b7d6p-12});
   llvm::Value* small = m.fma(m.mul(magnitude, square), p, magnitude);
-  ExpMinusOne reduced = exp_minus_one_reduced(m, m.neg(m.add(magnitude, magnitude)), kTanhExpLowest);
-  llvm::Value* power = m.power_of_two(reduced.k);  // normal: k >= -58
-  llvm::Value* e = m.fma(power, reduced.t, power);
+  ExpParts half = exp_parts(m, m.neg(magnitude), nullptr, kSigmoidLowest, true);
+  // (hi + lo)^2 = hi^2 + lo (2 hi + lo), hi^2 an FMA product pair (lo is up to 0.07: its
+  // square counts).
+  DoubleDouble hi_squared = m.two_product(half.hi, half.hi);
+  llvm::Value* cross = m.add(m.add(half.hi, half.hi), half.lo);
+  llvm::Value* squared = m.add(hi_squared.hi, m.fma(half.lo, cross, hi_squared.lo));
+  llvm::Value* lowest = m.integer(kDenominatorLowestExponent);
+  llvm::Value* k = b.CreateAdd(half.k, half.k);
+  k = b.CreateSelect(b.CreateICmpSLT(k, lowest), lowest, k);
+  llvm::Value* lowest_real = m.real(kDenominatorLowestExponent);
+  llvm::Value* k_real = m.add(half.k_real, half.k_real);
+  k_real = m.select(m.less(k_real, lowest_real), lowest_real, k_real);
+  llvm::Value* e = m.scale_by_power_of_two(squared, k, k_real);
   DoubleDouble denominator = m.fast_two_sum(m.real(1.0), e);
   llvm::Value* quotient = m.div(m.add(e, e), denominator.hi);
   llvm::Value* q = m.fma(m.neg(quotient), denominator.lo, quotient);

@@ -16,6 +16,8 @@
 // Measured errors: docs/vector_math.md.
 #include "f32_functions.hpp"
 
+#include <limits>
+
 namespace tensorjit::codegen::vector_math::f32 {
 namespace {
 
@@ -35,9 +37,11 @@ constexpr double kExpm1Lowest = -40.0;
 // and the result is exp's.
 constexpr int kExpm1LargestFmaExponent = 24;
 
-// Compare-and-select clamp: NaN compares false and passes unchanged.
+// Compare-and-select clamp: NaN compares false and passes unchanged. An infinite `highest` is no
+// upper clamp.
 llvm::Value* clamp(MathBuilder& m, llvm::Value* x, double lowest, double highest) {
   llvm::Value* below = m.select(m.less(x, m.real(lowest)), m.real(lowest), x);
+  if (highest == std::numeric_limits<double>::infinity()) return below;
   return m.select(m.greater(below, m.real(highest)), m.real(highest), below);
 }
 
@@ -53,8 +57,9 @@ struct Reduced {
   llvm::Value* minus_k;
 };
 
-Reduced reduce(MathBuilder& m, llvm::Value* x, double lowest) {
-  llvm::Value* clamped = clamp(m, x, lowest, kHighest);
+Reduced reduce(MathBuilder& m, llvm::Value* x, double lowest, bool non_positive) {
+  llvm::Value* clamped =
+      clamp(m, x, lowest, non_positive ? std::numeric_limits<double>::infinity() : kHighest);
   auto k = m.round_to_integer(clamped, kInverseLn2);
   llvm::Value* minus_k = m.neg(k.value);
   llvm::Value* r_high = m.fma(minus_k, m.real(kLn2High), clamped);  // exact
@@ -69,8 +74,9 @@ llvm::Value* exp_polynomial(MathBuilder& m, llvm::Value* r) {
 
 }  // namespace
 
-ExpParts exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double lowest) {
-  Reduced reduced = reduce(m, x, lowest);
+ExpParts exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double lowest,
+                   bool non_positive) {
+  Reduced reduced = reduce(m, x, lowest, non_positive);
   llvm::Value* r = reduced.r;
   // r_lo < 2^-26 joins the tail as it is (exp(r + r_lo) = exp(r) + r_lo to 2^-27.5 relative).
   llvm::Value* r_lo = m.fma(reduced.minus_k, m.real(kLn2Low), m.sub(reduced.r_high, r));
@@ -84,12 +90,6 @@ ExpParts exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double low
     lo = m.fma(kept, one_plus_r.hi, m.fma(kept, lo, lo));
   }
   return {one_plus_r.hi, lo, reduced.k, m.neg(reduced.minus_k)};
-}
-
-ExpMinusOne exp_minus_one_reduced(MathBuilder& m, llvm::Value* x, double lowest) {
-  Reduced reduced = reduce(m, x, lowest);
-  llvm::Value* r = reduced.r;
-  return {m.fma(m.mul(r, r), exp_polynomial(m, r), r), reduced.k};
 }
 
 llvm::Value* scale(MathBuilder& m, llvm::Value* hi, llvm::Value* lo, llvm::Value* k,

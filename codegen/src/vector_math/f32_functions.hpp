@@ -21,14 +21,11 @@ struct ExpParts {
   llvm::Value* k;
   llvm::Value* k_real;  // k as an f32 (exact), for scale_by_power_of_two
 };
-ExpParts exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double lowest);
-// exp(x) = (1 + t) 2^k with t rounded to f32 (and the reduction's rounding, 2^-26, not carried):
-// within 2^-25.5 of exp relative, for callers that round exp once more anyway; x clamped as above.
-struct ExpMinusOne {
-  llvm::Value* t;
-  llvm::Value* k;
-};
-ExpMinusOne exp_minus_one_reduced(MathBuilder& m, llvm::Value* x, double lowest);
+// With `non_positive` (x <= 0 or NaN, as -|a|) the clamp at 89 is left out: the same IR for the
+// same x, so that kernels computing two such functions of one value (tanh(x) and sigmoid(x))
+// share it after LLVM's common subexpression elimination.
+ExpParts exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double lowest,
+                   bool non_positive = false);
 // (hi + lo) 2^k rounded once (twice for subnormal results), for k in [-180, 128].
 llvm::Value* scale(MathBuilder& m, llvm::Value* hi, llvm::Value* lo, llvm::Value* k,
                    llvm::Value* k_real);
