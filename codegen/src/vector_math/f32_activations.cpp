@@ -1,8 +1,9 @@
-// tanh, sigmoid, silu and gelu_tanh in native f32, built on f32_exp.cpp. Each is a quotient over
-// 1 + e, e = exp(-y) <= 1 rounded to f32 and 1 + e an exact Fast2Sum pair, so the result carries
-// e's rounding damped by the quotient's derivative. sigmoid, silu and gelu_tanh take their
+// tanh, sigmoid, silu, gelu_tanh and softplus in native f32, built on f32_exp.cpp. The first four
+// are quotients over 1 + e, e = exp(-y) <= 1 rounded to f32 and 1 + e an exact Fast2Sum pair, so
+// the result carries e's rounding damped by the quotient's derivative. sigmoid, silu and gelu_tanh take their
 // numerator from exp's unrounded parts and correct the quotient by its exact residual; tanh trades
-// both for speed (its own comment). Measured bounds: docs/vector_math.md.
+// both for speed (its own comment). softplus is log1p of exp as a pair (f32_log.cpp).
+// Measured bounds: docs/vector_math.md.
 #include "f32_functions.hpp"
 #include "functions.hpp"
 
@@ -99,8 +100,9 @@ llvm::Value* times_sigmoid(MathBuilder& m, llvm::Value* x, llvm::Value* a, llvm:
 // e = exp(-2|x|) = h^2, h = exp(-|x|) rounded to f32 exactly as sigmoid(x) forms it (exp's parts of
 // -|x| with sigmoid's clamp, one_plus_exp's scaling), so a kernel with both evaluates one exp.
 // h^2 rounded is within 1.5 ulp of e (3 2^-24 relative), which moves q by 0.19 2^-22 at most: the
-// worst tanh over all f32 went from 1.26 to 1.51 ulp against the squared parts carried exactly,
-// for 4% of W2's time and 10% of tanh's (vecmath_kernels in cache). For |x| above 41.6 h is
+// worst tanh over all f32 is 1.51 ulp (1.26 with the separate exp(-2|x|) reduction used before);
+// carrying the squared parts exactly instead costs 4% of W2's time and 10% of tanh's
+// (vecmath_kernels in cache). For |x| above 41.6 h is
 // clamped near 2^-60 and 1 - q rounds to 1. 1 + e is a Fast2Sum pair; the quotient by its head is
 // corrected for its tail by one FMA (q (1 - d_lo / d_hi) with d_hi taken as 1: off by 2^-26 q at
 // most). The sign is copied back (tanh(-0) == -0, NaN stays NaN).
@@ -119,6 +121,15 @@ llvm::Value* tanh(MathBuilder& m, llvm::Value* x) {
   llvm::Value* large = m.sub(m.real(1.0), q);
   llvm::Value* result = m.select(m.less(magnitude, m.real(kTanhPolynomialLimit)), small, large);
   return m.copysign(result, x);
+}
+
+// softplus(x) = x for x > 20, else log1p(exp(x)) (ops.def; the threshold is part of the op),
+// both native, exp's rounding error carried into log1p's correction term (rounding exp to f32
+// first cost up to 1.50 ulp on the dense sample, the pair 1.07).
+llvm::Value* softplus(MathBuilder& m, llvm::Value* x) {
+  DoubleDouble e = exp_pair(m, x);
+  llvm::Value* smooth = log1p_of_pair(m, e.hi, e.lo);
+  return m.select(m.greater(x, m.real(ir::kSoftplusThreshold<float>)), x, smooth);
 }
 
 // sigmoid(x) = 1 / (1 + exp(-x)), the ops.def definition.

@@ -102,6 +102,13 @@ llvm::Value* exp(MathBuilder& m, llvm::Value* x) {
   return scale(m, parts.hi, parts.lo, parts.k, parts.k_real);
 }
 
+DoubleDouble exp_pair(MathBuilder& m, llvm::Value* x) {
+  ExpParts parts = exp_parts(m, x, nullptr, kExpLowest);
+  DoubleDouble sum = m.fast_two_sum(parts.hi, parts.lo);  // |lo| < 0.07 < hi
+  return {m.scale_by_power_of_two(sum.hi, parts.k, parts.k_real),
+          m.scale_by_power_of_two(sum.lo, parts.k, parts.k_real)};
+}
+
 // exp2(x) = 2^k exp(r ln2), k = round(x), r = x - k exact (|r| <= 1/2); r ln2 is an FMA product
 // pair (ln2_hi, ln2_lo of exp's split) entering exp's parts as x + x_lo.
 llvm::Value* exp2(MathBuilder& m, llvm::Value* x) {

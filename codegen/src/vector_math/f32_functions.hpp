@@ -30,18 +30,25 @@ ExpParts exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double low
 llvm::Value* scale(MathBuilder& m, llvm::Value* hi, llvm::Value* lo, llvm::Value* k,
                    llvm::Value* k_real);
 llvm::Value* exp(MathBuilder& m, llvm::Value* x);
+// exp(x) as hi + lo: hi is exp(x) (the same bits), lo its rounding error to about 2^-27 of hi
+// (not exact where hi is subnormal, where it is below 2^-149 anyway).
+DoubleDouble exp_pair(MathBuilder& m, llvm::Value* x);
 llvm::Value* exp2(MathBuilder& m, llvm::Value* x);
 llvm::Value* expm1(MathBuilder& m, llvm::Value* x);
 
 // f32_log.cpp
 llvm::Value* log(MathBuilder& m, llvm::Value* x);
 llvm::Value* log2(MathBuilder& m, llvm::Value* x);
+llvm::Value* log1p(MathBuilder& m, llvm::Value* x);
+// log1p(x + x_lo) for |x_lo| <= ulp(x): x_lo joins the rounding error of 1 + x.
+llvm::Value* log1p_of_pair(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo);
 
 // f32_activations.cpp
 llvm::Value* tanh(MathBuilder& m, llvm::Value* x);
 llvm::Value* sigmoid(MathBuilder& m, llvm::Value* x);
 llvm::Value* silu(MathBuilder& m, llvm::Value* x);
 llvm::Value* gelu_tanh(MathBuilder& m, llvm::Value* x);
+llvm::Value* softplus(MathBuilder& m, llvm::Value* x);
 
 // f32_erf.cpp
 llvm::Value* erf(MathBuilder& m, llvm::Value* x);
