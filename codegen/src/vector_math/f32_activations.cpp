@@ -1,8 +1,9 @@
-// tanh, sigmoid, silu and gelu_tanh in native f32, built on f32_exp.cpp. Each is a quotient over
-// 1 + e, e = exp(-y) <= 1 rounded to f32 and 1 + e an exact Fast2Sum pair, so the result carries
-// e's rounding damped by the quotient's derivative. sigmoid, silu and gelu_tanh take their
+// tanh, sigmoid, silu, gelu_tanh and softplus in native f32, built on f32_exp.cpp. The first four
+// are quotients over 1 + e, e = exp(-y) <= 1 rounded to f32 and 1 + e an exact Fast2Sum pair, so
+// the result carries e's rounding damped by the quotient's derivative. sigmoid, silu and gelu_tanh take their
 // numerator from exp's unrounded parts and correct the quotient by its exact residual; tanh trades
-// both for speed (its own comment). Measured bounds: docs/vector_math.md.
+// both for speed (its own comment). softplus is log1p of exp as a pair (f32_log.cpp).
+// Measured bounds: docs/vector_math.md.
 #include "f32_functions.hpp"
 #include "functions.hpp"
 
@@ -18,10 +19,9 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // Below |x| = 0.875 tanh is the odd polynomial; above, 2e / (1 + e) <= 0.296 with
 // e = exp(-2|x|) is subtracted from 1 (the smaller q, the less e's rounding shows).
 constexpr double kTanhPolynomialLimit = 0.875;
-// e^-40 is far below half an ulp of 1: tanh's exp argument is clamped there (k >= -58).
-constexpr double kTanhExpLowest = -40.0;
 // sigmoid(a) = e^a / (1 + e^a) for a < 0 is below 2^-150 from a = -104, silu(a) = a sigmoid(a)
-// from a = -109: e = exp(-|a|) is clamped at -120 and the clamped lanes give 0 (times x).
+// from a = -109: e = exp(-|a|) is clamped at -120 and the clamped lanes give 0 (times x). tanh
+// takes exp(-|x|) with the same clamp, so that both share one evaluation.
 constexpr double kSigmoidLowest = -120.0;
 // 1 + e with e below 2^-60 is 1 + 2^-60 for any purpose: the denominator's e is clamped there
 // (2^k stays normal).
@@ -49,12 +49,14 @@ struct OnePlusExp {
   llvm::Value* e;
 };
 
+// e = round(hi + lo) 2^k, exact as k in [-60, 0] keeps it normal.
 OnePlusExp one_plus_exp(MathBuilder& m, const ExpParts& parts) {
   auto& b = m.ir();
   llvm::Value* lowest = m.integer(kDenominatorLowestExponent);
   llvm::Value* k = b.CreateSelect(b.CreateICmpSLT(parts.k, lowest), lowest, parts.k);
-  llvm::Value* power = m.power_of_two(k);
-  llvm::Value* e = m.fma(power, parts.hi, m.mul(power, parts.lo));
+  llvm::Value* lowest_real = m.real(kDenominatorLowestExponent);
+  llvm::Value* k_real = m.select(m.less(parts.k_real, lowest_real), lowest_real, parts.k_real);
+  llvm::Value* e = m.scale_by_power_of_two(m.add(parts.hi, parts.lo), k, k_real);
   return {m.fast_two_sum(m.real(1.0), e), e};
 }
 
@@ -68,7 +70,7 @@ llvm::Value* times_sigmoid(MathBuilder& m, llvm::Value* x, llvm::Value* a, llvm:
   auto& b = m.ir();
   llvm::Value* positive = m.greater_equal(a, m.real(0.0));
   llvm::Value* minus_abs_lo = a_lo == nullptr ? nullptr : m.select(positive, m.neg(a_lo), a_lo);
-  ExpParts e = exp_parts(m, m.neg(m.abs(a)), minus_abs_lo, kSigmoidLowest);
+  ExpParts e = exp_parts(m, m.neg(m.abs(a)), minus_abs_lo, kSigmoidLowest, true);
   OnePlusExp denominator = one_plus_exp(m, e);
   llvm::Value* one = m.real(1.0);
   llvm::Value* numerator_hi = e.hi;
@@ -83,22 +85,27 @@ llvm::Value* times_sigmoid(MathBuilder& m, llvm::Value* x, llvm::Value* a, llvm:
   llvm::Value* quotient =
       corrected_quotient(m, numerator_hi, numerator_lo, denominator.sum, x != nullptr);
   llvm::Value* k = b.CreateSelect(positive, m.integer(0), e.k);
-  llvm::Value* k1 = b.CreateAShr(k, 1);
-  llvm::Value* result = m.mul(m.mul(quotient, m.power_of_two(k1)),
-                              m.power_of_two(b.CreateSub(k, k1)));
+  llvm::Value* k_real = m.select(positive, m.real(0.0), e.k_real);
+  llvm::Value* result = m.scale_by_power_of_two(quotient, k, k_real);
+  // sigmoid's clamped lanes are 0 already (2^k <= 2^-173); x * 0 is NaN for x = -inf.
+  if (x == nullptr) return result;
   llvm::Value* vanishing = m.less(a, m.real(kSigmoidLowest));
-  llvm::Value* zero = m.real(0.0);
-  return m.select(vanishing, x == nullptr ? zero : m.mul(x, zero), result);
+  return m.select(vanishing, m.mul(x, m.real(0.0)), result);
 }
 
 }  // namespace
 
 // tanh(|x|): below 0.875 |x| + |x|^3 p(x^2), p of degree 6 (near-minimax, 2^-30.3 relative;
-// scripts/vector_math_f32_fit.py). Above, 1 - q with q = 2e / (1 + e) <= 0.296, e = exp(-2|x|)
-// (2|x| is exact) = fma(2^k, t, 2^k) from exp's reduced t, within about an ulp of e: that moves q
-// by at most 2^-25.5. 1 + e is a Fast2Sum pair; the quotient by its head is corrected for its tail
-// by one FMA (q (1 - d_lo / d_hi) with d_hi taken as 1: off by 2^-26 q at most). The sign is
-// copied back (tanh(-0) == -0, NaN stays NaN).
+// scripts/vector_math_f32_fit.py). Above, 1 - q with q = 2e / (1 + e) <= 0.296 and
+// e = exp(-2|x|) = h^2, h = exp(-|x|) rounded to f32 exactly as sigmoid(x) forms it (exp's parts of
+// -|x| with sigmoid's clamp, one_plus_exp's scaling), so a kernel with both evaluates one exp.
+// h^2 rounded is within 1.5 ulp of e (3 2^-24 relative), which moves q by 0.19 2^-22 at most: the
+// worst tanh over all f32 is 1.51 ulp (1.26 with the separate exp(-2|x|) reduction used before);
+// carrying the squared parts exactly instead costs 4% of W2's time and 10% of tanh's
+// (vecmath_kernels in cache). For |x| above 41.6 h is
+// clamped near 2^-60 and 1 - q rounds to 1. 1 + e is a Fast2Sum pair; the quotient by its head is
+// corrected for its tail by one FMA (q (1 - d_lo / d_hi) with d_hi taken as 1: off by 2^-26 q at
+// most). The sign is copied back (tanh(-0) == -0, NaN stays NaN).
 llvm::Value* tanh(MathBuilder& m, llvm::Value* x) {
   llvm::Value* magnitude = m.abs(x);
   llvm::Value* square = m.mul(magnitude, magnitude);
@@ -106,15 +113,23 @@ llvm::Value* tanh(MathBuilder& m, llvm::Value* x) {
                                          0x1.6376eep-6, -0x1.11023p-7, 0x1.5b6d5ap-9,
                                          -0x1.f9b7d6p-12});
   llvm::Value* small = m.fma(m.mul(magnitude, square), p, magnitude);
-  ExpMinusOne reduced = exp_minus_one_reduced(m, m.neg(m.add(magnitude, magnitude)), kTanhExpLowest);
-  llvm::Value* power = m.power_of_two(reduced.k);  // normal: k >= -58
-  llvm::Value* e = m.fma(power, reduced.t, power);
+  llvm::Value* half = one_plus_exp(m, exp_parts(m, m.neg(magnitude), nullptr, kSigmoidLowest, true)).e;
+  llvm::Value* e = m.mul(half, half);
   DoubleDouble denominator = m.fast_two_sum(m.real(1.0), e);
   llvm::Value* quotient = m.div(m.add(e, e), denominator.hi);
   llvm::Value* q = m.fma(m.neg(quotient), denominator.lo, quotient);
   llvm::Value* large = m.sub(m.real(1.0), q);
   llvm::Value* result = m.select(m.less(magnitude, m.real(kTanhPolynomialLimit)), small, large);
   return m.copysign(result, x);
+}
+
+// softplus(x) = x for x > 20, else log1p(exp(x)) (ops.def; the threshold is part of the op),
+// both native, exp's rounding error carried into log1p's correction term (rounding exp to f32
+// first cost up to 1.50 ulp on the dense sample, the pair 1.07).
+llvm::Value* softplus(MathBuilder& m, llvm::Value* x) {
+  DoubleDouble e = exp_pair(m, x);
+  llvm::Value* smooth = log1p_of_pair(m, e.hi, e.lo);
+  return m.select(m.greater(x, m.real(ir::kSoftplusThreshold<float>)), x, smooth);
 }
 
 // sigmoid(x) = 1 / (1 + exp(-x)), the ops.def definition.

@@ -7,13 +7,16 @@
 // Polynomial: exp(r) = 1 + r + r^2 q(r), q of degree 4, a near-minimax fit of exp's relative error
 // on |r| <= ln2/2 with f32 coefficients (2^-28.3).
 // Reconstruction: hi = 1 + r by Fast2Sum, lo = its exact error + r^2 q + r_lo, and (hi + lo) 2^k
-// as fma(2^k1, hi, 2^k1 lo) 2^k2 with k = k1 + k2: the sum is rounded once (before it the error is
-// below 2^-27 relative), and results near overflow or in the subnormal range need no intermediate
-// that overflows or underflows (a subnormal result is rounded a second time, by the last product).
+// as round(hi + lo) 2^k (MathBuilder::scale_by_power_of_two: one vscalef, or two exact-or-final
+// power-of-two factors): the sum is rounded once (before it the error is below 2^-27 relative),
+// results near overflow or in the subnormal range need no intermediate that overflows or
+// underflows, and a subnormal result is rounded a second time.
 // exp2 reduces by k = round(x) exactly and takes r ln2 as an FMA product pair through the same
 // parts; expm1 forms 2^k (hi + lo) - 1 without cancellation (below).
 // Measured errors: docs/vector_math.md.
 #include "f32_functions.hpp"
+
+#include <limits>
 
 namespace tensorjit::codegen::vector_math::f32 {
 namespace {
@@ -34,9 +37,11 @@ constexpr double kExpm1Lowest = -40.0;
 // and the result is exp's.
 constexpr int kExpm1LargestFmaExponent = 24;
 
-// Compare-and-select clamp: NaN compares false and passes unchanged.
+// Compare-and-select clamp: NaN compares false and passes unchanged. An infinite `highest` is no
+// upper clamp.
 llvm::Value* clamp(MathBuilder& m, llvm::Value* x, double lowest, double highest) {
   llvm::Value* below = m.select(m.less(x, m.real(lowest)), m.real(lowest), x);
+  if (highest == std::numeric_limits<double>::infinity()) return below;
   return m.select(m.greater(below, m.real(highest)), m.real(highest), below);
 }
 
@@ -52,8 +57,9 @@ struct Reduced {
   llvm::Value* minus_k;
 };
 
-Reduced reduce(MathBuilder& m, llvm::Value* x, double lowest) {
-  llvm::Value* clamped = clamp(m, x, lowest, kHighest);
+Reduced reduce(MathBuilder& m, llvm::Value* x, double lowest, bool non_positive) {
+  llvm::Value* clamped =
+      clamp(m, x, lowest, non_positive ? std::numeric_limits<double>::infinity() : kHighest);
   auto k = m.round_to_integer(clamped, kInverseLn2);
   llvm::Value* minus_k = m.neg(k.value);
   llvm::Value* r_high = m.fma(minus_k, m.real(kLn2High), clamped);  // exact
@@ -68,8 +74,9 @@ llvm::Value* exp_polynomial(MathBuilder& m, llvm::Value* r) {
 
 }  // namespace
 
-ExpParts exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double lowest) {
-  Reduced reduced = reduce(m, x, lowest);
+ExpParts exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double lowest,
+                   bool non_positive) {
+  Reduced reduced = reduce(m, x, lowest, non_positive);
   llvm::Value* r = reduced.r;
   // r_lo < 2^-26 joins the tail as it is (exp(r + r_lo) = exp(r) + r_lo to 2^-27.5 relative).
   llvm::Value* r_lo = m.fma(reduced.minus_k, m.real(kLn2Low), m.sub(reduced.r_high, r));
@@ -82,26 +89,24 @@ ExpParts exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double low
     llvm::Value* kept = m.select(m.equal(reduced.clamped, x), x_lo, m.real(0.0));
     lo = m.fma(kept, one_plus_r.hi, m.fma(kept, lo, lo));
   }
-  return {one_plus_r.hi, lo, reduced.k};
+  return {one_plus_r.hi, lo, reduced.k, m.neg(reduced.minus_k)};
 }
 
-ExpMinusOne exp_minus_one_reduced(MathBuilder& m, llvm::Value* x, double lowest) {
-  Reduced reduced = reduce(m, x, lowest);
-  llvm::Value* r = reduced.r;
-  return {m.fma(m.mul(r, r), exp_polynomial(m, r), r), reduced.k};
-}
-
-llvm::Value* scale(MathBuilder& m, llvm::Value* hi, llvm::Value* lo, llvm::Value* k) {
-  auto& b = m.ir();
-  llvm::Value* k1 = b.CreateAShr(k, 1);
-  llvm::Value* k2 = b.CreateSub(k, k1);
-  llvm::Value* power = m.power_of_two(k1);
-  return m.mul(m.fma(power, hi, m.mul(power, lo)), m.power_of_two(k2));
+llvm::Value* scale(MathBuilder& m, llvm::Value* hi, llvm::Value* lo, llvm::Value* k,
+                   llvm::Value* k_real) {
+  return m.scale_by_power_of_two(m.add(hi, lo), k, k_real);
 }
 
 llvm::Value* exp(MathBuilder& m, llvm::Value* x) {
   ExpParts parts = exp_parts(m, x, nullptr, kExpLowest);
-  return scale(m, parts.hi, parts.lo, parts.k);
+  return scale(m, parts.hi, parts.lo, parts.k, parts.k_real);
+}
+
+DoubleDouble exp_pair(MathBuilder& m, llvm::Value* x) {
+  ExpParts parts = exp_parts(m, x, nullptr, kExpLowest);
+  DoubleDouble sum = m.fast_two_sum(parts.hi, parts.lo);  // |lo| < 0.07 < hi
+  return {m.scale_by_power_of_two(sum.hi, parts.k, parts.k_real),
+          m.scale_by_power_of_two(sum.lo, parts.k, parts.k_real)};
 }
 
 // exp2(x) = 2^k exp(r ln2), k = round(x), r = x - k exact (|r| <= 1/2); r ln2 is an FMA product
@@ -113,7 +118,8 @@ llvm::Value* exp2(MathBuilder& m, llvm::Value* x) {
   DoubleDouble product = m.two_product(r, m.real(kLn2High));
   llvm::Value* product_lo = m.fma(r, m.real(kLn2Low), product.lo);
   ExpParts parts = exp_parts(m, product.hi, product_lo, -1.0);  // |r ln2| <= 0.35: no clamp
-  return scale(m, parts.hi, parts.lo, m.ir().CreateAdd(k.integer, parts.k));
+  return scale(m, parts.hi, parts.lo, m.ir().CreateAdd(k.integer, parts.k),
+               m.add(k.value, parts.k_real));
 }
 
 // expm1(x) = 2^k (hi + lo) - 1 = fma(2^k, lo, fma(2^k, hi, -1)). For 0 <= k <= 23 the inner FMA
@@ -129,7 +135,7 @@ llvm::Value* expm1(MathBuilder& m, llvm::Value* x) {
   llvm::Value* large = b.CreateICmpSGT(parts.k, largest);
   llvm::Value* power = m.power_of_two(b.CreateSelect(large, largest, parts.k));
   llvm::Value* near = m.fma(power, parts.lo, m.fma(power, parts.hi, m.real(-1.0)));
-  llvm::Value* result = m.select(large, scale(m, parts.hi, parts.lo, parts.k), near);
+  llvm::Value* result = m.select(large, scale(m, parts.hi, parts.lo, parts.k, parts.k_real), near);
   return m.select(m.equal(x, m.real(0.0)), x, result);
 }
 

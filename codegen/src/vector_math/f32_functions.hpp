@@ -19,30 +19,36 @@ struct ExpParts {
   llvm::Value* hi;
   llvm::Value* lo;
   llvm::Value* k;
+  llvm::Value* k_real;  // k as an f32 (exact), for scale_by_power_of_two
 };
-ExpParts exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double lowest);
-// exp(x) = (1 + t) 2^k with t rounded to f32 (and the reduction's rounding, 2^-26, not carried):
-// within 2^-25.5 of exp relative, for callers that round exp once more anyway; x clamped as above.
-struct ExpMinusOne {
-  llvm::Value* t;
-  llvm::Value* k;
-};
-ExpMinusOne exp_minus_one_reduced(MathBuilder& m, llvm::Value* x, double lowest);
+// With `non_positive` (x <= 0 or NaN, as -|a|) the clamp at 89 is left out: the same IR for the
+// same x, so that kernels computing two such functions of one value (tanh(x) and sigmoid(x))
+// share it after LLVM's common subexpression elimination.
+ExpParts exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double lowest,
+                   bool non_positive = false);
 // (hi + lo) 2^k rounded once (twice for subnormal results), for k in [-180, 128].
-llvm::Value* scale(MathBuilder& m, llvm::Value* hi, llvm::Value* lo, llvm::Value* k);
+llvm::Value* scale(MathBuilder& m, llvm::Value* hi, llvm::Value* lo, llvm::Value* k,
+                   llvm::Value* k_real);
 llvm::Value* exp(MathBuilder& m, llvm::Value* x);
+// exp(x) as hi + lo: hi is exp(x) (the same bits), lo its rounding error to about 2^-27 of hi
+// (not exact where hi is subnormal, where it is below 2^-149 anyway).
+DoubleDouble exp_pair(MathBuilder& m, llvm::Value* x);
 llvm::Value* exp2(MathBuilder& m, llvm::Value* x);
 llvm::Value* expm1(MathBuilder& m, llvm::Value* x);
 
 // f32_log.cpp
 llvm::Value* log(MathBuilder& m, llvm::Value* x);
 llvm::Value* log2(MathBuilder& m, llvm::Value* x);
+llvm::Value* log1p(MathBuilder& m, llvm::Value* x);
+// log1p(x + x_lo) for |x_lo| <= ulp(x): x_lo joins the rounding error of 1 + x.
+llvm::Value* log1p_of_pair(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo);
 
 // f32_activations.cpp
 llvm::Value* tanh(MathBuilder& m, llvm::Value* x);
 llvm::Value* sigmoid(MathBuilder& m, llvm::Value* x);
 llvm::Value* silu(MathBuilder& m, llvm::Value* x);
 llvm::Value* gelu_tanh(MathBuilder& m, llvm::Value* x);
+llvm::Value* softplus(MathBuilder& m, llvm::Value* x);
 
 // f32_erf.cpp
 llvm::Value* erf(MathBuilder& m, llvm::Value* x);

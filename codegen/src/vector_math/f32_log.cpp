@@ -1,4 +1,4 @@
-// log and log2 in native f32.
+// log, log2 and log1p in native f32.
 //
 // Range reduction: x = 2^k (1 + f) with 1 + f in [sqrt(1/2), sqrt(2)) read from the bits
 // (subnormal x are first scaled by 2^23), f = (1 + f) - 1 exact.
@@ -70,6 +70,27 @@ llvm::Value* log(MathBuilder& m, llvm::Value* x) {
   DoubleDouble head = m.fast_two_sum(m.mul(k, m.real(kLn2High)), f);
   llvm::Value* small_terms = m.add(m.fma(k, m.real(kLn2Low), tail), head.lo);
   return special_cases(m, x, m.add(head.hi, small_terms));
+}
+
+// log1p(x) = log(u) + c / u with u = 1 + x rounded and c its exact rounding error (TwoSum), as in
+// fdlibm s_log1p.c and the f64 log1p: c / u (|c / u| <= 2^-24) joins log's small terms before the
+// one final rounding, so small |x| keeps its relative accuracy (u = 1: the result is about c).
+// Zeros are returned unchanged (log1p(-0) == -0); u's special cases are log's: x = -1 gives -inf,
+// x < -1 NaN, +inf and NaN themselves.
+llvm::Value* log1p(MathBuilder& m, llvm::Value* x) { return log1p_of_pair(m, x, nullptr); }
+
+llvm::Value* log1p_of_pair(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo) {
+  DoubleDouble u = m.two_sum(m.real(1.0), x);
+  auto [k, f, tail] = reduce(m, u.hi);
+  DoubleDouble head = m.fast_two_sum(m.mul(k, m.real(kLn2High)), f);
+  // log(u + c) = log(u) + t - t^2 / 2 + ..., t = c / u: the square counts where u = 1 and t is
+  // the whole result (x near 2^-24).
+  llvm::Value* t = m.div(x_lo == nullptr ? u.lo : m.add(u.lo, x_lo), u.hi);
+  llvm::Value* correction = m.fma(m.mul(t, m.real(-0.5)), t, t);
+  llvm::Value* small_terms =
+      m.add(m.fma(k, m.real(kLn2Low), m.add(tail, correction)), head.lo);
+  llvm::Value* result = special_cases(m, u.hi, m.add(head.hi, small_terms));
+  return m.select(m.equal(x, m.real(0.0)), x, result);
 }
 
 // log2(x) = k + (f + tail) / ln2: f + tail as a Fast2Sum pair (|tail| < |f|), its head times 1/ln2

@@ -1,8 +1,9 @@
 // The arithmetic the vector math emitters are written in: values of one lane count (a scalar when
 // lanes == 1, else a vector), f64 with i64 bit patterns or f32 with i32 bit patterns (the
 // Evaluation), over an llvm::IRBuilder.
-// Every helper emits the same instructions whatever the lane count, so a vector body, a scalar
-// tail and any VECTOR_BITS compute the same bits (DESIGN.md contract 3). No fast-math flags; an
+// Every helper emits the same instructions whatever the lane count (scale_by_power_of_two: the
+// same correctly rounded vscalef at each width), so a vector body, a scalar tail and any
+// VECTOR_BITS compute the same bits (DESIGN.md contract 3). No fast-math flags; an
 // FMA appears only where a helper says so (llvm.fma, one rounding), as contract 4 allows inside
 // the vector math polynomials.
 #pragma once
@@ -92,8 +93,11 @@ class MathBuilder {
   // p * 2^k for an i64 k in [-2044, 2046], rounded once: two exact power-of-two factors, so that
   // results near overflow and in the subnormal range are right. For f32 sources k must lie in
   // [-1022, 1023] (one factor; the f32 range is far inside); for native f32, k (i32) in
-  // [-252, 254], two factors.
-  llvm::Value* scale_by_power_of_two(llvm::Value* p, llvm::Value* k);
+  // [-252, 254], two factors. The first factor must leave p 2^(k >> 1) exact (p normal and well
+  // inside the range), as the callers' p are. Where the host has AVX-512 (F and VL) this is one
+  // vscalef (the exact p 2^k rounded once: the same bits) at 128, 256 and 512 bits and in the
+  // scalar tail; `k_real`, when given, is k as a real (saves the conversion).
+  llvm::Value* scale_by_power_of_two(llvm::Value* p, llvm::Value* k, llvm::Value* k_real = nullptr);
   // 2^k for an integer k of the normal range ([-1022, 1023]; f32: [-126, 127]), exact.
   llvm::Value* power_of_two(llvm::Value* k);
 
@@ -104,6 +108,9 @@ class MathBuilder {
   DoubleDouble two_product(llvm::Value* a, llvm::Value* b);
 
  private:
+  // p * 2^k by vscalef, or nullptr where this host or lane count has none.
+  llvm::Value* x86_scalef(llvm::Value* p, llvm::Value* k, llvm::Value* k_real);
+
   llvm::IRBuilder<>& builder_;
   llvm::Module& module_;
   unsigned lanes_;

@@ -45,11 +45,13 @@ llvm::Value* emit_native_f32(MathBuilder& m, Op op, std::span<llvm::Value* const
     case Op::expm1: return f32::expm1(m, x[0]);
     case Op::log: return f32::log(m, x[0]);
     case Op::log2: return f32::log2(m, x[0]);
+    case Op::log1p: return f32::log1p(m, x[0]);
     case Op::tanh: return f32::tanh(m, x[0]);
     case Op::erf: return f32::erf(m, x[0]);
     case Op::sigmoid: return f32::sigmoid(m, x[0]);
     case Op::silu: return f32::silu(m, x[0]);
     case Op::gelu_tanh: return f32::gelu_tanh(m, x[0]);
+    case Op::softplus: return f32::softplus(m, x[0]);
     default: return nullptr;
   }
 }

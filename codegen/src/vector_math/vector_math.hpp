@@ -20,8 +20,8 @@ namespace tensorjit::codegen::vector_math {
 bool has_vector_math(ir::Op op, DType dtype);
 
 // `op` applied to `operands` (f32 or f64 registers of `lanes` lanes: a scalar when lanes == 1).
-// f32 exp, log, tanh, erf, sigmoid and silu are evaluated in f32 (f32_functions.hpp), the other
-// f32 ops in f64 and rounded once at the end.
+// Most f32 ops are evaluated in f32 (f32_functions.hpp, emit_native_f32); gelu, sin, cos and pow
+// in f64 and rounded once at the end.
 llvm::Value* emit_vector_math(llvm::IRBuilder<>& builder, llvm::Module& module, unsigned lanes,
                               ir::Op op, DType dtype, std::span<llvm::Value* const> operands);
 
