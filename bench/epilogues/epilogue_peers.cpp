@@ -161,6 +161,10 @@ void wide_section(const Options& options) {
                           unfused_result = (tj::gelu_tanh(product + b) + residual).eval();
                         }});
   contenders.push_back({"tensorjit bare x·W", [&] { tj::matmul(x, w).eval(); }});
+  // Without the residual: what gelu_tanh's arithmetic costs in the epilogue, apart from the
+  // residual's reads.
+  contenders.push_back({"tensorjit fused gelu_tanh(x·W + b), no residual",
+                        [&] { tj::gelu_tanh(tj::matmul(x, w) + b).eval(); }});
   // The same with a cheap activation: what the epilogue's tile kernel and its tile-order reads
   // of the residual cost, without gelu_tanh's arithmetic to hide them.
   contenders.push_back({"tensorjit fused relu(x·W + b) + r",
