@@ -127,10 +127,12 @@ void RowLowering::build(const std::string& symbol) {
   emit_prologue();
   emit_counted_loop("row", function_->getArg(1), function_->getArg(2), 1, [&](llvm::Value* row) {
     emit_row_setup(row);
-    // The phase that prefetches the next row: the first loop phase, or the last phase of a kernel
-    // of reductions alone.
-    std::size_t prefetching = plan_.phases.size() - 1;
-    for (std::size_t p = 0; p < plan_.phases.size(); ++p)
+    // The phase that prefetches the next row (emit_next_row_prefetch): the first loop phase when
+    // a phase follows it (softmax's exp), so the row's later phases overlap the fetch; else the
+    // first phase (layernorm and rmsnorm, whose only loop phase is the last, and reductions
+    // alone), as the last phase would ask for the next row only just before it is read.
+    std::size_t prefetching = 0;
+    for (std::size_t p = 0; p + 1 < plan_.phases.size(); ++p)
       if (!plan_.phases[p].reduce) {
         prefetching = p;
         break;
