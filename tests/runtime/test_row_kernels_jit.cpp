@@ -3,6 +3,9 @@
 // and block boundaries, dtypes, views (strided, negative, broadcast), per-row inputs, rows over
 // several axes, and rows that do not merge (which run part by part instead). ctest reruns the
 // "*JIT*" cases at every VECTOR_BITS and at 1 and 2 threads.
+#include <algorithm>
+#include <utility>
+
 #include <doctest/doctest.h>
 
 #include <tensorjit/tensorjit.hpp>
@@ -138,6 +141,13 @@ TEST_SUITE("runtime") {
       }
       return parts;
     };
+    // No rows, and rows of no columns (whose sums are 0).
+    for (auto [rows, columns] : {std::pair<std::int64_t, std::int64_t>{0, 7}, {5, 0}}) {
+      auto x = rows_of(rows, columns, tj::f32);
+      auto centred = x - x.sum({-1}, true) / static_cast<double>(std::max<std::int64_t>(columns, 1));
+      auto variance = (centred * centred).sum({-1}, true);
+      check_against_interpreter(graph_of({centred * tj::rsqrt(variance + 1e-5f) + 0.5f}));
+    }
     for (std::int64_t columns : {1, 2, 61, 1009, 4099}) {
       for (std::int64_t rows : {1, 13}) {
         CAPTURE(columns);
