@@ -127,10 +127,12 @@ void RowLowering::build(const std::string& symbol) {
   emit_prologue();
   emit_counted_loop("row", function_->getArg(1), function_->getArg(2), 1, [&](llvm::Value* row) {
     emit_row_setup(row);
-    // The phase that prefetches the next row: the first loop phase, or the last phase of a kernel
-    // of reductions alone.
-    std::size_t prefetching = plan_.phases.size() - 1;
-    for (std::size_t p = 0; p < plan_.phases.size(); ++p)
+    // The phase that prefetches the next row (emit_next_row_prefetch): the first loop phase when
+    // a phase follows it (softmax's exp), so the row's later phases overlap the fetch; else the
+    // first phase (layernorm and rmsnorm, whose only loop phase is the last, and reductions
+    // alone), as the last phase would ask for the next row only just before it is read.
+    std::size_t prefetching = 0;
+    for (std::size_t p = 0; p + 1 < plan_.phases.size(); ++p)
       if (!plan_.phases[p].reduce) {
         prefetching = p;
         break;
@@ -415,8 +417,14 @@ void RowLowering::emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row,
     accumulators->addIncoming(combined, builder_.GetInsertBlock());
     builder_.CreateBr(header);
     builder_.SetInsertPoint(after);
+    // The block's last columns (fewer than V), when there are any: column groups_end + i goes to
+    // lane i, through the lanes in memory; a block of whole groups keeps them in registers.
+    llvm::BasicBlock* whole = builder_.GetInsertBlock();
+    llvm::BasicBlock* tail = block("lane_tail_entry");
+    llvm::BasicBlock* joined = block("tree");
+    builder_.CreateCondBr(builder_.CreateICmpSLT(groups_end, block_end), tail, joined);
+    builder_.SetInsertPoint(tail);
     builder_.CreateAlignedStore(vector.to_memory(accumulator, accumulators), lanes_memory, llvm::Align(64));
-    // The block's last columns (fewer than V): column groups_end + i goes to lane i.
     emit_counted_loop("lane_tail", groups_end, block_end, 1, [&](llvm::Value* tail_column) {
       llvm::Value* pointer =
           builder_.CreateGEP(element, lanes_memory, builder_.CreateSub(tail_column, groups_end));
@@ -425,10 +433,17 @@ void RowLowering::emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row,
       llvm::Value* updated = combine(phase, 1, old, emit_producer(phase, 1, tail_column, hoisted));
       builder_.CreateAlignedStore(scalar.to_memory(accumulator, updated), pointer, align(accumulator));
     });
-    // The fixed tree: lane[l] ⊕= lane[l + w] for w = V/2 .. 1; the block's partial is lane 0.
-    llvm::Value* tree = vector.from_memory(
+    llvm::Value* with_tail = vector.from_memory(
         accumulator, builder_.CreateAlignedLoad(llvm::FixedVectorType::get(element, lanes),
                                                 lanes_memory, llvm::Align(64)));
+    llvm::BasicBlock* tail_end = builder_.GetInsertBlock();
+    builder_.CreateBr(joined);
+    builder_.SetInsertPoint(joined);
+    llvm::PHINode* tree_lanes = builder_.CreatePHI(accumulators->getType(), 2, "tree_lanes");
+    tree_lanes->addIncoming(accumulators, whole);
+    tree_lanes->addIncoming(with_tail, tail_end);
+    // The fixed tree: lane[l] ⊕= lane[l + w] for w = V/2 .. 1; the block's partial is lane 0.
+    llvm::Value* tree = tree_lanes;
     for (unsigned width = lanes / 2; width >= 2; width /= 2) {
       std::vector<int> low, high;
       for (unsigned l = 0; l < width; ++l) {

@@ -1,5 +1,7 @@
 #include "ir/passes/fuse_rows.hpp"
 
+#include "ir/passes/recompute_row_values.hpp"
+
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -172,6 +174,7 @@ class RowFuser {
         }
       }
     }
+    recompute_row_values(step, rows_.domain);
     return step;
   }
 

@@ -3,6 +3,9 @@
 // and block boundaries, dtypes, views (strided, negative, broadcast), per-row inputs, rows over
 // several axes, and rows that do not merge (which run part by part instead). ctest reruns the
 // "*JIT*" cases at every VECTOR_BITS and at 1 and 2 threads.
+#include <algorithm>
+#include <utility>
+
 #include <doctest/doctest.h>
 
 #include <tensorjit/tensorjit.hpp>
@@ -112,6 +115,72 @@ TEST_SUITE("runtime") {
       // Two reductions with the index iota between them, moved before the row step.
       check_row_step({x.argmax(1)});
       check_row_step({x.argmin(-1, true)});
+    }
+  }
+
+  TEST_CASE("row kernels JIT: cheap values between phases are recomputed by their readers") {
+    // layernorm as written: x - mean and its square are computed again by the variance's reduce
+    // phase and by the last loop phase, not stored between them (recompute_row_values.hpp).
+    // The plan's part lines ("  part 1 (reduce): %4:div ..."), each without its node numbers.
+    auto parts_of = [](const tj::Tensor& result) {
+      const std::string plan = ir::print_plan(ir::plan_graph(graph_of({result})));
+      std::vector<std::string> parts;
+      std::size_t at = 0;
+      while ((at = plan.find("  part ", at)) != std::string::npos) {
+        const std::size_t end = plan.find('\n', at);
+        std::string line = plan.substr(at, end - at), ops;
+        for (std::size_t i = line.find(':'); i < line.size();) {
+          const std::size_t op = line.find(':', i + 1);
+          if (op == std::string::npos) break;
+          const std::size_t space = line.find(' ', op);
+          ops += " " + line.substr(op + 1, space == std::string::npos ? std::string::npos : space - op - 1);
+          i = space == std::string::npos ? line.size() : space;
+        }
+        parts.push_back(line.substr(2, line.find(':') - 2) + ":" + ops);
+        at = end;
+      }
+      return parts;
+    };
+    // No rows, and rows of no columns (whose sums are 0).
+    for (auto [rows, columns] : {std::pair<std::int64_t, std::int64_t>{0, 7}, {5, 0}}) {
+      auto x = rows_of(rows, columns, tj::f32);
+      auto centred = x - x.sum({-1}, true) / static_cast<double>(std::max<std::int64_t>(columns, 1));
+      auto variance = (centred * centred).sum({-1}, true);
+      check_against_interpreter(graph_of({centred * tj::rsqrt(variance + 1e-5f) + 0.5f}));
+    }
+    for (std::int64_t columns : {1, 2, 61, 1009, 4099}) {
+      for (std::int64_t rows : {1, 13}) {
+        CAPTURE(columns);
+        CAPTURE(rows);
+        auto base = rows_of(2 * rows, columns + 2, tj::f32);
+        const std::vector<tj::Tensor> inputs = {
+            base.slice(0, 0, rows, 1).slice(1, 0, columns, 1),
+            base.slice(0, 0, 2 * rows, 2).slice(1, 2, columns + 2, 1).flip(1),  // strided, negative
+            base.slice(0, 0, 1, 1).slice(1, 0, columns, 1).expand({rows, columns})};  // broadcast
+        auto gamma = tj::cos(tj::arange(0, columns, 1).astype(tj::f32)).eval();
+        for (const auto& x : inputs) {
+          auto centred = x - x.sum({-1}, true) / static_cast<double>(columns);
+          auto variance = (centred * centred).sum({-1}, true) / static_cast<double>(columns);
+          auto normalised = centred * tj::rsqrt(variance + 1e-5f) * gamma + 0.5f;
+          check_row_step({normalised});
+          check_row_step({tj::layernorm(x, gamma, gamma, 1e-5)});
+          if (columns > 1 && rows > 1)
+            CHECK(parts_of(normalised) ==
+                  std::vector<std::string>{"part 0 (reduce): reduce_sum",
+                                           "part 1 (reduce): div sub mul reduce_sum",
+                                           "part 2 (loop): div sub div add rsqrt mul mul add"});
+          // Written too (a step output): stored once, read back by the later phases.
+          check_row_step({normalised, centred});
+          // Built from two rows (x and x reversed): stored, as reading it back reads one row.
+          auto mixed = x - x.flip(1) * x.max({-1}, true);
+          check_row_step({mixed / (mixed * mixed).sum({-1}, true)});
+          // exp is not cheap: softmax keeps exp(x - max) in a loop phase.
+          if (columns > 1 && rows > 1)
+            CHECK(parts_of(tj::softmax(x, -1)) ==
+                  std::vector<std::string>{"part 0 (reduce): reduce_max", "part 1 (loop): sub exp",
+                                           "part 2 (reduce): reduce_sum", "part 3 (loop): div"});
+        }
+      }
     }
   }
 
