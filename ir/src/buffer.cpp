@@ -13,12 +13,13 @@ std::shared_ptr<Buffer> Buffer::allocate(std::size_t bytes) { return allocate(by
 std::shared_ptr<Buffer> Buffer::allocate_uninitialized(std::size_t bytes) { return allocate(bytes, false); }
 
 std::shared_ptr<Buffer> Buffer::allocate(std::size_t bytes, bool zeroed) {
-  using mapping_cache::kHugePage;
   if (bytes >= kMappedThreshold) {
-    const std::size_t length = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+    const bool huge = bytes >= kHugeThreshold;
+    const std::size_t granule = huge ? mapping_cache::kHugePage : mapping_cache::kSmallGranule;
+    const std::size_t length = (bytes + granule - 1) / granule * granule;
     TJ_CHECK(length >= bytes) << "allocation of " << bytes << " bytes is too large";
     bool recycled = false;
-    void* data = mapping_cache::take(length, &recycled);
+    void* data = mapping_cache::take(length, huge, &recycled);
     TJ_CHECK(data != nullptr) << "out of memory allocating " << bytes << " bytes for a tensor";
     if (recycled && zeroed) std::memset(data, 0, bytes);
     return std::shared_ptr<Buffer>(

@@ -23,6 +23,12 @@ void* map_huge(std::size_t length) {
   return reinterpret_cast<void*>(aligned);
 }
 
+// Page-aligned anonymous memory, zero-filled by the kernel. Null if the kernel refuses.
+void* map_plain(std::size_t length) {
+  void* data = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return data == MAP_FAILED ? nullptr : data;
+}
+
 // The default limit: enough for the working set of a typical loop of evals over tensors of a few
 // hundred MiB, small against the memory of the machines we run on.
 constexpr std::size_t kDefaultLimit = std::size_t{1} << 30;
@@ -52,7 +58,7 @@ Cache& cache() {
 
 }  // namespace
 
-void* take(std::size_t length, bool* recycled) {
+void* take(std::size_t length, bool huge, bool* recycled) {
   Cache& c = cache();
   {
     std::lock_guard lock(c.mutex);
@@ -66,7 +72,7 @@ void* take(std::size_t length, bool* recycled) {
     }
   }
   *recycled = false;
-  return map_huge(length);
+  return huge ? map_huge(length) : map_plain(length);
 }
 
 void give_back(void* data, std::size_t length) {

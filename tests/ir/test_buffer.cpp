@@ -10,7 +10,8 @@ using tensorjit::ir::Buffer;
 
 namespace {
 
-constexpr std::size_t kLarge = Buffer::kMappedThreshold + 12345;  // rounds up to 3 huge pages
+constexpr std::size_t kLarge = Buffer::kHugeThreshold + 12345;     // rounds up to 3 huge pages
+constexpr std::size_t kMedium = Buffer::kMappedThreshold + 70000;  // rounds up to 4 x 64 KiB
 
 bool all_zero(const Buffer& buffer) {
   const auto* bytes = static_cast<const unsigned char*>(buffer.data());
@@ -34,7 +35,7 @@ struct CacheScope {
 TEST_SUITE("ir") {
 
 TEST_CASE("buffers are aligned and zeroed, small and large, and a zero size is valid") {
-  for (std::size_t bytes : {std::size_t{0}, std::size_t{1}, std::size_t{63}, std::size_t{4099}, kLarge}) {
+  for (std::size_t bytes : {std::size_t{0}, std::size_t{1}, std::size_t{63}, std::size_t{4099}, kMedium, kLarge}) {
     auto buffer = Buffer::allocate(bytes);
     CHECK(buffer->bytes() == bytes);
     CHECK(buffer->data() != nullptr);
@@ -63,6 +64,26 @@ TEST_CASE("a freed large buffer is reused by the next allocation of its size, ze
   auto uninitialized = Buffer::allocate_uninitialized(kLarge);
   CHECK(uninitialized->data() == first);
   CHECK(static_cast<unsigned char*>(uninitialized->data())[7] == 0x5a);  // not cleared: the point of it
+}
+
+TEST_CASE("a freed medium buffer (below huge pages) is recycled the same way") {
+  CacheScope scope;
+  Buffer::set_cache_limit(std::size_t{64} << 20);
+  void* first = nullptr;
+  {
+    auto buffer = Buffer::allocate_uninitialized(kMedium);
+    first = buffer->data();
+    std::memset(buffer->data(), 0x5a, buffer->bytes());
+  }
+  CHECK(Buffer::cached_bytes() == 4 * (std::size_t{64} << 10));
+  {
+    auto again = Buffer::allocate(kMedium + 100);  // same rounded length
+    CHECK(again->data() == first);
+    CHECK(all_zero(*again));
+  }
+  auto below = Buffer::allocate_uninitialized(Buffer::kMappedThreshold - 64);  // from the heap
+  CHECK(below->data() != first);
+  CHECK(Buffer::cached_bytes() == 4 * (std::size_t{64} << 10));
 }
 
 TEST_CASE("a buffer of another rounded size is not reused, and a fresh mapping is zeroed") {

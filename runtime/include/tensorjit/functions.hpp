@@ -66,10 +66,10 @@ struct JitStatistics {
 JitStatistics jit_statistics();
 
 // ---- memory ----
-// Results of 4 MiB and more are mapped from the kernel in huge pages. When freed they are kept for
-// reuse by the next result of the same rounded size, up to TENSORJIT_BUFFER_CACHE_MB (default 1024)
-// in all, oldest returned first: a loop of evals then writes memory already mapped instead of
-// faulting fresh zeroed pages in each time.
+// Results of 128 KiB and more are mapped from the kernel (in huge pages from 4 MiB). When freed
+// they are kept for reuse by the next result of the same rounded size, up to
+// TENSORJIT_BUFFER_CACHE_MB (default 1024) in all, oldest returned first: a loop of evals then
+// writes memory already mapped instead of faulting fresh zeroed pages in each time.
 // The bytes kept now, used by no tensor.
 std::size_t cached_memory_bytes();
 // Returns every kept buffer to the system (as PyTorch's torch.cuda.empty_cache()).

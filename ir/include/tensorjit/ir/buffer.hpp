@@ -12,12 +12,15 @@ class Buffer {
  public:
   static constexpr std::size_t kAlignment = 64;
   // From this size on, a buffer is mapped from the kernel rather than taken from the heap, and
-  // kept for reuse when freed (below).
-  static constexpr std::size_t kMappedThreshold = std::size_t{4} << 20;
+  // kept for reuse when freed (below). It is glibc's own mmap threshold: below it the heap reuses
+  // freed blocks itself; above it, glibc mapped and unmapped a fresh block for every eval (a
+  // softmax of 512 x 1024 f32 faulted in all 512 pages of each 2 MiB result, every time).
+  static constexpr std::size_t kMappedThreshold = std::size_t{128} << 10;
+  // From this size on, mappings are 2 MiB-aligned and ask for huge pages: a 64 MiB tensor then
+  // costs 32 page faults instead of 16384. Smaller mappings are rounded to 64 KiB.
+  static constexpr std::size_t kHugeThreshold = std::size_t{4} << 20;
 
-  // Zero-initialised, 64-byte aligned storage of `bytes` (a zero size is valid). Large buffers
-  // are mapped from the kernel in 2 MiB-aligned huge pages where it allows them: a 64 MiB tensor
-  // then costs 32 page faults instead of 16384.
+  // Zero-initialised, 64-byte aligned storage of `bytes` (a zero size is valid).
   static std::shared_ptr<Buffer> allocate(std::size_t bytes);
   // The same without the zeroes, for a result whose every byte is about to be written: a
   // recycled mapping is not cleared, a small one is not memset.
@@ -25,7 +28,7 @@ class Buffer {
   // External memory: not copied; `release` (may be empty) runs once when nothing uses it any more.
   static std::shared_ptr<Buffer> wrap(void* data, std::size_t bytes, std::function<void()> release);
 
-  // The recycling of large buffers. A freed mapping is kept, up to `limit` bytes in all (oldest
+  // The recycling of mapped buffers. A freed mapping is kept, up to `limit` bytes in all (oldest
   // returned to the kernel first), and handed to the next allocation of its size: an eval that
   // makes a 64 MiB result each time then writes memory that is already mapped, instead of paying
   // the kernel for faulting in and zeroing fresh pages. A limit of 0 keeps nothing.
