@@ -94,8 +94,7 @@ class ViewFolder {
 
 bool is_view_of_materialized(const NodePtr& node) {
   if (!is_movement(node->op())) return false;
-  const Node* base = node.get();
-  while (is_movement(base->op())) base = base->input(0).get();
+  const Node* base = view_base(node.get());
   return base->op() != Op::input && base->op() != Op::constant;
 }
 

@@ -24,11 +24,6 @@ bool is_fusable_reduction(const Node& node) {
   }
 }
 
-const Node* strip_views(const Node* node) {
-  while (is_movement(node->op())) node = node->input(0).get();
-  return node;
-}
-
 class ReductionFuser {
  public:
   explicit ReductionFuser(const Plan& plan) : plan_(plan) {
@@ -120,7 +115,7 @@ class ReductionFuser {
             reads_reduction = true;
             continue;
           }
-          const Op base = strip_views(in.get())->op();
+          const Op base = view_base(in.get())->op();
           if (base != Op::input && base != Op::constant) reads_only_leaves = false;
         }
       if (reads_reduction && reads_only_leaves) return s;

@@ -92,9 +92,7 @@ class RowFuser {
   bool reads_the_run(const Step& step) const {
     for (const auto& node : step.nodes)
       for (const auto& in : node->inputs()) {
-        const Node* base = in.get();
-        while (is_movement(base->op())) base = base->input(0).get();
-        if (written_.count(base)) return true;
+        if (written_.count(view_base(in.get()))) return true;
       }
     return false;
   }
@@ -117,8 +115,7 @@ class RowFuser {
     for (const auto& node : step.nodes)
       for (const auto& in : node->inputs()) {
         if (inside.count(in.get())) continue;
-        const Node* base = in.get();
-        while (is_movement(base->op())) base = base->input(0).get();
+        const Node* base = view_base(in.get());
         if (!written_.count(base)) continue;
         connected = true;
         if (!row_local_read(*in, *base)) return false;

@@ -21,11 +21,6 @@ bool is_cheap(Op op) {
   }
 }
 
-const Node* strip_views(const Node* node) {
-  while (is_movement(node->op())) node = node->input(0).get();
-  return node;
-}
-
 // The nodes of `part` that `out` is computed from, in the part's order.
 std::vector<NodePtr> nodes_of(const Step& part, const Node* out) {
   std::unordered_set<const Node*> inside, needed;
@@ -56,7 +51,7 @@ bool worth_recomputing(const std::vector<NodePtr>& nodes, const Shape& domain) {
         same_across_row = same_across_row && per_row.count(in.get());
         continue;
       }
-      const Node* base = strip_views(in.get());
+      const Node* base = view_base(in.get());
       if (base->op() == Op::constant || base->shape() != domain) continue;
       same_across_row = false;
       column_leaves.insert(in.get());

@@ -60,9 +60,7 @@ std::vector<ir::Value> run_plan(const ir::Plan& plan, const std::filesystem::pat
   // Each materialised value is dropped after the last step that reads it (or kept if an output).
   ir::NodeMap<std::size_t> last_reader;
   auto note_reads = [&](const ir::NodePtr& node, std::size_t step) {
-    const ir::Node* n = node.get();
-    while (ir::is_movement(n->op())) n = n->input(0).get();
-    last_reader[n] = step;
+    last_reader[ir::view_base(node.get())] = step;
   };
   for (std::size_t s = 0; s < plan.steps.size(); ++s)
     for (const auto& node : plan.steps[s].nodes)
@@ -120,8 +118,7 @@ std::vector<ir::Value> run_plan(const ir::Plan& plan, const std::filesystem::pat
     if (times) times->steps.push_back(std::chrono::steady_clock::now() - start);
     for (const auto& node : step.nodes)
       for (const auto& in : node->inputs()) {
-        const ir::Node* n = in.get();
-        while (ir::is_movement(n->op())) n = n->input(0).get();
+        const ir::Node* n = ir::view_base(in.get());
         if (*last_reader.find(n) == s) values.drop(n);
       }
   }

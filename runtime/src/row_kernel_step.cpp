@@ -204,8 +204,7 @@ class RowSpecBuilder {
 
   // The value a leaf reads: one the step computed, or memory (-1 when its layout does not fit).
   int value_of(const ir::NodePtr& read, bool per_row) {
-    const ir::Node* base = read.get();
-    while (ir::is_movement(base->op())) base = base->input(0).get();
+    const ir::Node* base = ir::view_base(read.get());
     if (auto found = computed_.find(base); found != computed_.end()) {
       const RowValue& value = spec.values[static_cast<std::size_t>(found->second)];
       // fuse_rows lets a later part read a value over the rows directly, a per-row value through

@@ -153,4 +153,10 @@ NodePtr make_reduce(Op op, NodePtr x, std::vector<int> axes, bool keepdims,
 // The dtype a reduction op gives for an input of `dtype` (sums of integers and bools are i64).
 DType reduce_result_dtype(Op op, DType dtype);
 
+// The node a chain of movement ops (views) starts from; `node` itself when it is not a view.
+inline const Node* view_base(const Node* node) {
+  while (is_movement(node->op())) node = node->input(0).get();
+  return node;
+}
+
 }  // namespace tensorjit::ir
