@@ -21,12 +21,13 @@ void prefetch(const void* base, std::int64_t offset_bytes) {
 template <typename Bits>
 void copy_block(const Bits* source, std::int64_t row_stride, std::int64_t column_stride, std::int64_t rows,
                 std::int64_t columns, Bits* target, std::int64_t tile_columns) {
-  const std::int64_t ahead = tile_columns * column_stride;  // the next block's column
-  const std::int64_t run_bytes = rows * static_cast<std::int64_t>(sizeof(Bits));
+  constexpr auto itemsize = static_cast<std::int64_t>(sizeof(Bits));
+  const std::int64_t ahead_bytes = tile_columns * column_stride * itemsize;  // the next block's column
+  const std::int64_t run_bytes = rows * itemsize;
   for (std::int64_t c = 0; c < columns; ++c) {
     const Bits* from = source + c * column_stride;
     Bits* to = target + c;
-    for (std::int64_t b = 0; b < run_bytes; b += 64) prefetch(from, ahead * static_cast<std::int64_t>(sizeof(Bits)) + b);
+    for (std::int64_t b = 0; b < run_bytes; b += 64) prefetch(from, ahead_bytes + b);
     for (std::int64_t r = 0; r < rows; ++r) to[r * tile_columns] = from[r * row_stride];
   }
 }
