@@ -2,7 +2,7 @@
 //   dense  W8's dense layer relu(x·W + b), 256 × 784 → 512: fused vs our bare matmul, our
 //          unfused matmul-then-pass, OpenBLAS sgemm + a bias+relu pass, oneDNN matmul with bias
 //          and relu post-ops. Meant for one thread pinned to one core (run.sh).
-//   wide   a product whose output dominates, 4096 × 64 → 4096, then + bias, gelu_tanh, + a
+//   wide   a product whose output dominates, 4096 (--rows) × 64 → 4096, then + bias, gelu_tanh, + a
 //          residual: fused vs our unfused product-then-elementwise (two evals), on all cores;
 //          then the same with relu, and relu(x·W + b) alone (the GEMM's store stage).
 //   mlp    the MLP 784-512-10 forward, batch 256: tensorjit vs Eigen vs NumPy (OpenBLAS).
@@ -34,6 +34,7 @@ struct Options {
   int rounds = 7;
   bool cpu_clock = false;
   int threads = 1;
+  std::int64_t wide_rows = 4096;  // above 4096 (A over 1 MiB) the product takes the packed path
 };
 
 double now_seconds(bool cpu_clock) {
@@ -145,7 +146,7 @@ void dense_section(const Options& options) {
 }
 
 void wide_section(const Options& options) {
-  const std::int64_t rows = 4096, k = 64, out = 4096;
+  const std::int64_t rows = options.wide_rows, k = 64, out = 4096;
   auto x_values = random_values(static_cast<std::size_t>(rows * k), 4);
   auto w_values = random_values(static_cast<std::size_t>(k * out), 5, 0.2f);
   auto b_values = random_values(static_cast<std::size_t>(out), 6);
@@ -240,9 +241,10 @@ int main(int argc, char** argv) {
     else if (flag == "--rounds") options.rounds = std::stoi(value);
     else if (flag == "--clock") options.cpu_clock = value == "cpu";
     else if (flag == "--threads") options.threads = std::stoi(value);
+    else if (flag == "--rows") options.wide_rows = std::stoll(value);
     else {
       fmt::print(stderr, "usage: epilogue_peers [--section dense|wide|mlp] [--rounds R] [--clock cpu|wall] "
-                         "[--threads T (peers; tensorjit reads TENSORJIT_THREADS)]\n");
+                         "[--threads T (peers; tensorjit reads TENSORJIT_THREADS)] [--rows M (wide section, default 4096)]\n");
       return 2;
     }
   }

@@ -8,7 +8,9 @@
 //         for jr in NC step NR                (2nd loop: one B micro-panel, reused by the whole 1st loop)
 //           for ir in MC step MR              (1st loop: the A micro-panels of the block)
 //             micro-kernel on the MR x NR tile (edge tiles through run_tile's temporary)
-//             after the last KC block: the store stage (in registers), then the epilogue on that tile
+//             after the last KC block: the store stage (in registers)
+//           after the last KC block, every packed_epilogue_panels() panels: the epilogue on those
+//           mc rows, the next region announced to the prefetch hook meanwhile
 //
 // k is never split: the first KC block starts every chain from +0, later blocks continue it from
 // the value the previous block stored, so each element is one FMA chain in increasing k.
@@ -20,6 +22,7 @@
 #include <cstdint>
 
 #include "edge_tile.hpp"
+#include "epilogue_announce.hpp"
 #include "kernel_family.hpp"
 #include "packing.hpp"
 #include "store_stage.hpp"
@@ -60,23 +63,35 @@ void macro_kernel(const detail::RegionProblem<T>& problem, std::int64_t ic, std:
   constexpr int NR = Kernel::nr;
   const std::int64_t ldc = problem.c_row_stride;
   const detail::TileStage<T> no_stage{};
-  for (std::int64_t jr = 0; jr < nc; jr += NR) {
-    const int cols = static_cast<int>(std::min<std::int64_t>(NR, nc - jr));
-    const T* b_panel = packed_b + jr * kc;
-    for (std::int64_t ir = 0; ir < mc; ir += MR) {
-      const int rows = static_cast<int>(std::min<std::int64_t>(MR, mc - ir));
-      const std::int64_t row = ic + ir;
-      const std::int64_t col = jc + jr;
-      T* c_tile = problem.c + row * ldc + col;
-      const bool next_in_column = ir + MR < mc;  // else the next tile starts the next column of tiles
-      prefetch_next_tile<MR, NR>(problem, next_in_column ? row + MR : ic, next_in_column ? col : col + NR, ic + mc,
-                                 jc + nc);
-      run_tile<Kernel>(kc, packed_a + ir * kc, b_panel, c_tile, ldc, rows, cols, accumulate,
-                       last_block ? problem.stage.at_column(col) : no_stage);
-      if (last_block && problem.epilogue != nullptr)
-        problem.epilogue(problem.epilogue_context, c_tile, ldc, problem.row0 + row, problem.col0 + col, rows, cols,
-                         problem.batch);
+  const bool finishing = last_block && problem.epilogue != nullptr;
+  const std::int64_t group = finishing ? detail::packed_epilogue_panels<T>(problem.blocking) * NR : nc;
+  for (std::int64_t jg = 0; jg < nc; jg += group) {
+    const std::int64_t group_cols = std::min(group, nc - jg);
+    // The region after this one: the next group of panels, or the next block's rows.
+    const bool next_in_block = jg + group < nc;
+    const std::int64_t next_row = next_in_block ? ic : ic + mc;
+    const std::int64_t next_rows = next_in_block ? mc : std::min(problem.blocking.mc, problem.m - ic - mc);
+    const std::int64_t next_col = next_in_block ? jc + jg + group : jc;
+    const std::int64_t next_cols = std::min(group, next_in_block ? nc - jg - group : nc);
+    const std::int64_t panels = (group_cols + NR - 1) / NR;
+    for (std::int64_t jr = jg; jr < jg + group_cols; jr += NR) {
+      if (finishing) announce_piece(problem, next_row, next_rows, next_col, next_cols, (jr - jg) / NR, panels);
+      const int cols = static_cast<int>(std::min<std::int64_t>(NR, nc - jr));
+      const T* b_panel = packed_b + jr * kc;
+      for (std::int64_t ir = 0; ir < mc; ir += MR) {
+        const int rows = static_cast<int>(std::min<std::int64_t>(MR, mc - ir));
+        const std::int64_t row = ic + ir;
+        const std::int64_t col = jc + jr;
+        const bool next_in_column = ir + MR < mc;  // else the next tile starts the next column of tiles
+        prefetch_next_tile<MR, NR>(problem, next_in_column ? row + MR : ic, next_in_column ? col : col + NR, ic + mc,
+                                   jc + nc);
+        run_tile<Kernel>(kc, packed_a + ir * kc, b_panel, problem.c + row * ldc + col, ldc, rows, cols, accumulate,
+                         last_block ? problem.stage.at_column(col) : no_stage);
+      }
     }
+    if (finishing)
+      problem.epilogue(problem.epilogue_context, problem.c + ic * ldc + jc + jg, ldc, problem.row0 + ic,
+                       problem.col0 + jc + jg, mc, group_cols, problem.batch);
   }
 }
 

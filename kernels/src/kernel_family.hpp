@@ -37,6 +37,7 @@ struct RegionProblem {
   TileStage<T> stage{};  // applied to the region's final values, before the epilogue
   Epilogue<T> epilogue = nullptr;
   void* epilogue_context = nullptr;
+  EpiloguePrefetch epilogue_prefetch = nullptr;  // only with an epilogue
   std::int64_t batch = 0, row0 = 0, col0 = 0;  // where the region sits, for the epilogue
   Blocking blocking{};
   T* workspace = nullptr;  // workspace_elements(...) values, 64-byte aligned
@@ -77,6 +78,17 @@ std::int64_t workspace_elements(const Blocking& blocking, std::int64_t m, std::i
   const std::int64_t columns = round_up(n < blocking.nc ? n : blocking.nc, blocking.nr);
   const std::int64_t depth = k < blocking.kc ? k : blocking.kc;
   return packed_a_elements<T>(blocking, m, k) + columns * depth;
+}
+
+// How many NR-wide column panels of one MC-row block the packed path finishes before each epilogue
+// call: as many as keep the region (mc rows of them) within 64 KiB, up to 16 (2 KiB per row of C
+// at the 512-bit f32 tile, the unpacked path's row of tiles). One call per micro-tile read a
+// residual 14 rows x 128 bytes at a time, which the hardware prefetchers cannot follow.
+template <class T>
+std::int64_t packed_epilogue_panels(const Blocking& blocking) {
+  const std::int64_t panel_bytes = blocking.mc * blocking.nr * static_cast<std::int64_t>(sizeof(T));
+  const std::int64_t fit = (std::int64_t{64} << 10) / panel_bytes;
+  return fit < 1 ? 1 : fit > 16 ? 16 : fit;
 }
 
 // How many NR-wide column blocks the unpacked path runs side by side for each row block. With an

@@ -51,9 +51,9 @@ struct OutputView {
 //
 //   c        points at element (row0, col0) of batch `batch` of C;
 //   ldc      is C's row stride (element (row0 + r, col0 + s) is c[r * ldc + s]);
-//   rows, cols > 0 give the region's extent: one micro-tile (at most MR x NR) on the packed path,
-//   a row of up to 16 micro-tiles (at most MR x 16*NR, 2 KiB per row) on the unpacked path, and
-//   with k == 0, when C is just zeroed, one task's whole rectangle.
+//   rows, cols > 0 give the region's extent: up to MC rows of up to 16 micro-panels (at most
+//   64 KiB) on the packed path, a row of up to 16 micro-tiles (at most MR x 16*NR, 2 KiB per row)
+//   on the unpacked path, and with k == 0, when C is just zeroed, one task's whole rectangle.
 //
 // Contract: the regions of all calls of one gemm() tile C exactly (every element of every batch
 // is in exactly one region, none is visited twice, also on edge tiles and when k == 0). A call
@@ -67,6 +67,17 @@ struct OutputView {
 template <class T>
 using Epilogue = void (*)(void* context, T* c, std::int64_t ldc, std::int64_t row0, std::int64_t col0,
                           std::int64_t rows, std::int64_t cols, std::int64_t batch);
+
+// An optional companion of the epilogue hook: gemm() announces a rectangle of C whose epilogue
+// call is still to come (rows x cols from (row0, col0) of batch `batch`, all inside C), spread in
+// small pieces over the micro-kernels' work on the region before it, so that the hook can start
+// loading what the epilogue will read (a residual tensor, a separate output) while the product
+// computes, instead of missing on all of them at once when the epilogue runs (docs/epilogues.md).
+// A hint: announced elements' epilogue calls are still to come, but any element may be announced
+// once, several times or never.
+// The same threads and exception rules as the epilogue hook; it is not called without one.
+using EpiloguePrefetch = void (*)(void* context, std::int64_t row0, std::int64_t col0, std::int64_t rows,
+                                  std::int64_t cols, std::int64_t batch);
 
 // A column bias and an activation the micro-kernels apply to their accumulators before they store
 // a finished tile: c[b][i][j] = activation(chain[b][i][j] + column_bias[b * column_bias_batch_stride
@@ -131,6 +142,7 @@ struct GemmArgs {
   StoreStage<T> store_stage{};
   Epilogue<T> epilogue = nullptr;
   void* epilogue_context = nullptr;
+  EpiloguePrefetch epilogue_prefetch = nullptr;  // called with epilogue_context
 };
 
 void gemm(const GemmArgs<float>& args, const GemmOptions& options = {});
