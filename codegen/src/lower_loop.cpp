@@ -10,6 +10,7 @@
 
 #include "emit_elementwise.hpp"
 #include "module_builder.hpp"
+#include "vector_math/vector_math.hpp"
 
 namespace tensorjit::codegen {
 namespace {
@@ -450,17 +451,18 @@ void LoopLowering::emit_chunk(unsigned lanes, llvm::Value* column) {
 
 LoopShape choose_loop_shape(const LoopPlan& plan, int vector_bits) {
   std::size_t widest = 1;
-  bool per_lane = false;
+  bool long_body = false;
   for (DType dtype : plan.input_dtypes) widest = std::max(widest, itemsize(dtype));
   for (const auto& node : plan.nodes) {
     widest = std::max(widest, itemsize(node.dtype));
-    if (!node.operands.empty() && is_per_lane_op(node.op, plan.nodes[node.operands.back()].dtype)) {
-      per_lane = true;
-    }
+    if (node.operands.empty()) continue;
+    const DType operand_dtype = plan.nodes[node.operands.back()].dtype;
+    if (is_per_lane_op(node.op, operand_dtype) || vector_math::has_vector_math(node.op, operand_dtype))
+      long_body = true;
   }
   LoopShape shape;
   shape.lanes = static_cast<unsigned>(static_cast<std::size_t>(vector_bits) / 8 / widest);
-  shape.unroll = per_lane ? 1 : 4;
+  shape.unroll = long_body ? 1 : 4;
   return shape;
 }
 

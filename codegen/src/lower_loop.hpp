@@ -23,8 +23,12 @@ struct LoopShape {
 };
 
 // The lanes and unroll for `plan` at `vector_bits`: every value of the kernel is a vector of the
-// same lane count, sized so that the widest type fills one register of the width; kernels made
-// of per-lane calls (libm, integer division) are not unrolled, since the calls dominate.
+// same lane count, sized so that the widest type fills one register of the width. Kernels with a
+// long body per vector (a vector-math function: tens of instructions per vector; per-lane
+// integer division) are not unrolled: four copies of such a body fill the out-of-order window,
+// so the loads of the next iteration wait for this one to retire, and a load that misses
+// (a product epilogue's residual) is no longer overlapped with the arithmetic before it
+// (docs/loop_kernels.md, "Choices and measurements").
 LoopShape choose_loop_shape(const LoopPlan& plan, int vector_bits);
 
 void build_loop_kernel(llvm::Module& module, const LoopPlan& plan, const std::string& symbol,
