@@ -46,9 +46,13 @@ LoopPlan make_loop_plan(const LoopKernelSpec& spec) {
       << "loop kernel: " << spec.inputs.size() << " inputs but " << spec.access.size()
       << " access classes";
 
+  TJ_INTERNAL_CHECK(!spec.streaming_stores || spec.form == LoopForm::flat)
+      << "loop kernel: streaming stores in a tile kernel";
+
   LoopPlan plan;
   plan.access = spec.access;
   plan.form = spec.form;
+  plan.streaming_stores = spec.streaming_stores;
   std::unordered_map<const ir::Node*, int> input_positions;
   for (std::size_t k = 0; k < spec.inputs.size(); ++k) {
     const auto& input = spec.inputs[k];
@@ -105,6 +109,7 @@ std::string loop_plan_text(const LoopPlan& plan) {
   text << " out";
   for (int output : plan.outputs) text << " %" << output;
   if (plan.form == LoopForm::tile) text << " tile";
+  if (plan.streaming_stores) text << " streaming";
   return text.str();
 }
 

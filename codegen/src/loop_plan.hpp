@@ -26,11 +26,12 @@ struct LoopPlan {
   std::vector<DType> input_dtypes;    // one per LoopKernelSpec input
   std::vector<InnerAccess> access;    // one per LoopKernelSpec input
   LoopForm form = LoopForm::flat;     // LoopKernelSpec::form
+  bool streaming_stores = false;      // LoopKernelSpec::streaming_stores
 };
 
 // Flattens `spec`. Throws InternalError when the spec breaks loop_kernel.hpp's contract: an op
 // that is not elementwise, an input leaf missing from spec.inputs, an access list of the wrong
-// length, a kernel without outputs.
+// length, a kernel without outputs, streaming stores in a tile kernel.
 LoopPlan make_loop_plan(const LoopKernelSpec& spec);
 
 // The plan as text: the structural key of loop_kernel_key, readable in logs and dumps.

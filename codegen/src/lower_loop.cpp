@@ -5,6 +5,8 @@
 #include <vector>
 
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/IntrinsicsX86.h>
+#include <llvm/TargetParser/Triple.h>
 
 #include <tensorjit/ir/check.hpp>
 
@@ -110,6 +112,9 @@ class LoopLowering {
   std::vector<llvm::PHINode*> row_offsets_;
   std::vector<RowInput> row_inputs_;
   std::vector<llvm::Value*> row_outputs_;
+  // While the aligned vector loops of a streaming kernel are emitted: their stores are
+  // non-temporal (LoopKernelSpec::streaming_stores).
+  bool streaming_now_ = false;
 };
 
 void LoopLowering::build(const std::string& symbol, int vector_bits) {
@@ -137,6 +142,10 @@ void LoopLowering::build(const std::string& symbol, int vector_bits) {
   }
   exit->moveAfter(&function_->back());  // laid out last: the loops fall through to each other
   builder_.SetInsertPoint(exit);
+  // Non-temporal stores are weakly ordered: the fence makes them visible before the kernel's
+  // caller signals completion (elsewhere the stores are ordinary ones with a hint).
+  if (plan_.streaming_stores && llvm::Triple(module_.getTargetTriple()).isX86())
+    builder_.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {}, {});
   builder_.CreateRetVoid();
 }
 
@@ -304,9 +313,20 @@ void LoopLowering::emit_row_piece(llvm::Value* column, llvm::Value* position, ll
   }
 
   llvm::Value* piece_column = index(0);
+  if (plan_.streaming_stores) {
+    // Scalar iterations up to a flat position that is a multiple of the lane count: from there on
+    // every vector store of every output is aligned to its size (the outputs are 64-byte aligned,
+    // and a vector of the widest type is at most 64 bytes).
+    llvm::Value* to_boundary =
+        builder_.CreateAnd(builder_.CreateNeg(position), index(static_cast<std::int64_t>(shape_.lanes) - 1));
+    llvm::Value* peel = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, to_boundary, count, nullptr, "peel");
+    piece_column = emit_inner_loop("peel", 1, 1, piece_column, peel);
+    streaming_now_ = true;
+  }
   if (shape_.unroll > 1)
     piece_column = emit_inner_loop("unrolled", shape_.lanes, shape_.unroll, piece_column, count);
   piece_column = emit_inner_loop("vector", shape_.lanes, 1, piece_column, count);
+  streaming_now_ = false;
   emit_inner_loop("tail", 1, 1, piece_column, count);
 }
 
@@ -442,8 +462,16 @@ void LoopLowering::emit_chunk(unsigned lanes, llvm::Value* column) {
   for (std::size_t j = 0; j < plan_.outputs.size(); ++j) {
     const LoopPlanNode& output = plan_.nodes[plan_.outputs[j]];
     llvm::Value* pointer = builder_.CreateGEP(element_type(output.dtype), row_outputs_[j], column);
-    builder_.CreateAlignedStore(emitter.to_memory(output.dtype, values[plan_.outputs[j]]), pointer,
-                                element_align(output.dtype));
+    llvm::Value* stored = emitter.to_memory(output.dtype, values[plan_.outputs[j]]);
+    const std::uint64_t vector_bytes = std::uint64_t{lanes} * itemsize(output.dtype);
+    // Vectors under 16 bytes (bool outputs of narrow kernels) have no non-temporal vector store.
+    if (streaming_now_ && vector_bytes >= 16) {
+      llvm::StoreInst* store = builder_.CreateAlignedStore(stored, pointer, llvm::Align(vector_bytes));
+      store->setMetadata(llvm::LLVMContext::MD_nontemporal,
+                         llvm::MDNode::get(context_, llvm::ConstantAsMetadata::get(builder_.getInt32(1))));
+    } else {
+      builder_.CreateAlignedStore(stored, pointer, element_align(output.dtype));
+    }
   }
 }
 

@@ -63,6 +63,14 @@ Config read_config() {
         << "threads sleep as soon as they are idle) to 1000000";
     c.spin_microseconds = us;
   }
+  if (auto v = env("TENSORJIT_STREAMING_MB")) {
+    std::size_t mb = 0;
+    auto [end, error] = std::from_chars(v->data(), v->data() + v->size(), mb);
+    TJ_CHECK(error == std::errc() && end == v->data() + v->size() && mb <= (std::size_t{1} << 30))
+        << "TENSORJIT_STREAMING_MB=" << *v << " is not a size; give a whole number of MiB (0 writes every "
+        << "elementwise kernel's outputs with non-temporal stores)";
+    c.streaming_mb = mb;
+  }
   ir::Buffer::set_cache_limit(c.buffer_cache_mb << 20);
   return c;
 }

@@ -9,6 +9,7 @@
 #include <tensorjit/ir/check.hpp>
 
 #include "runtime/src/block_copy.hpp"
+#include "runtime/src/config.hpp"
 #include "runtime/src/jit_instance.hpp"
 #include "runtime/src/operand_layout.hpp"
 #include "runtime/src/plan_runner.hpp"
@@ -19,6 +20,19 @@ namespace {
 
 // Below this many elements per thread a kernel runs on the caller: waking the pool costs more.
 constexpr std::int64_t kMinElementsPerTask = 1 << 15;
+
+// Streaming stores. A flat kernel whose outputs together take TENSORJIT_STREAMING_MB (default
+// 32 MiB, the last-level cache of this machine's cores) or more writes them with non-temporal
+// stores (codegen::LoopKernelSpec::streaming_stores): they cannot stay in the cache anyway, and
+// an ordinary store first reads each line it writes, a third more traffic for a + b.
+// Output buffers are 64-byte aligned (ir::Buffer), as such kernels require.
+bool streams_outputs(const ir::Step& step, const ir::Shape& domain) {
+  std::size_t bytes = 0;
+  std::size_t numel = 1;
+  for (auto extent : domain) numel *= static_cast<std::size_t>(extent);
+  for (const auto& out : step.outputs) bytes += numel * itemsize(out->dtype());
+  return bytes >= (config().streaming_mb << 20);
+}
 
 // Tiles. A rank-2 domain with an input read transposed (its outer axis walks memory more closely
 // than its inner one, as b in a + b.T) is run in blocks of 64 x 64, and each block of such an
@@ -153,6 +167,7 @@ std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, cons
     std::copy(collapsed.strides[k].begin(), collapsed.strides[k].end(),
               prepared->input_strides.begin() + static_cast<std::ptrdiff_t>(k * codegen::kMaxLoopRank));
 
+  spec.streaming_stores = spec.form == codegen::LoopForm::flat && streams_outputs(step, prepared->domain);
   codegen::DumpRequest request{dump.folder, dump.kernel_name};
   prepared->kernel = codegen::compile_loop_kernel(jit(), spec, dump.folder.empty() ? nullptr : &request);
   return prepared;

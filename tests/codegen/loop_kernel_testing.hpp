@@ -134,12 +134,15 @@ inline std::vector<std::vector<unsigned char>> run_loop_kernel(
       strides[k * kMaxLoopRank + d] = input.layout.strides[d];
     }
   }
-  // Poisoned outputs: an element the kernel forgets to write shows up.
-  std::vector<std::vector<unsigned char>> outputs;
+  // Poisoned outputs: an element the kernel forgets to write shows up. Each starts on a 64-byte
+  // boundary, as the runtime's buffers do (streaming kernels require it).
+  constexpr std::size_t kAlignment = 64;
+  std::vector<std::vector<unsigned char>> storage;
   std::vector<void*> output_pointers;
   for (const auto& node : spec.expression.outputs) {
-    outputs.emplace_back(static_cast<std::size_t>(count) * itemsize(node->dtype()), 0xA5);
-    output_pointers.push_back(outputs.back().data());
+    storage.emplace_back(static_cast<std::size_t>(count) * itemsize(node->dtype()) + kAlignment, 0xA5);
+    const auto address = reinterpret_cast<std::uintptr_t>(storage.back().data());
+    output_pointers.push_back(storage.back().data() + (kAlignment - address % kAlignment) % kAlignment);
   }
   args.inputs = inputs.data();
   args.input_strides = strides.data();
@@ -147,6 +150,11 @@ inline std::vector<std::vector<unsigned char>> run_loop_kernel(
   auto* function = kernel.as<LoopFunction>();
   if (cuts.empty()) cuts = {0, count};
   for (std::size_t i = 0; i + 1 < cuts.size(); ++i) function(&args, cuts[i], cuts[i + 1]);
+  std::vector<std::vector<unsigned char>> outputs;
+  for (std::size_t j = 0; j < storage.size(); ++j) {
+    const auto* first = static_cast<const unsigned char*>(output_pointers[j]);
+    outputs.emplace_back(first, first + static_cast<std::size_t>(count) * itemsize(spec.expression.outputs[j]->dtype()));
+  }
   return outputs;
 }
 

@@ -80,6 +80,14 @@ struct LoopKernelSpec {
   std::vector<ir::NodePtr> inputs;           // the graph's `input` leaves, in argument order
   std::vector<InnerAccess> access;           // one per input
   LoopForm form = LoopForm::flat;
+  // Flat form only: store whole vectors to the outputs with non-temporal (streaming) stores, which
+  // write around the caches, for outputs too large to stay in them: a normal store first reads
+  // the line it writes (one more pass over the output's memory) and evicts data the kernel still
+  // reads. Each row piece first runs scalar iterations up to a flat position that is a multiple of
+  // the lane count, so every output must be 64-byte aligned (LoopArgs::outputs; the runtime's
+  // buffers are); the kernel ends with a store fence, so the outputs are visible to whichever
+  // thread synchronises with the caller afterwards. The same bits as without.
+  bool streaming_stores = false;
 };
 
 // The structural key: ops, dtypes, constants (bitwise), the wiring of the DAG, input order and

@@ -1,0 +1,115 @@
+// Loop kernels with streaming (non-temporal) stores (LoopKernelSpec::streaming_stores): the same
+// bits as the ordinary kernel and as the interpreter for every split of the range, every width,
+// mixed output dtypes (a bool output narrower than a vector register, an f32 output in an f64
+// kernel), rows that start anywhere; the stores really are non-temporal; tile kernels refuse them.
+#include <doctest/doctest.h>
+
+#include <random>
+#include <string>
+
+#include <tensorjit/error.hpp>
+
+#include "codegen_test_support.hpp"
+#include "loop_kernel_testing.hpp"
+
+namespace codegen = tensorjit::codegen;
+namespace ir = tensorjit::ir;
+using codegen::testing::make_spec;
+using codegen::testing::run_loop_kernel;
+using tensorjit::DType;
+
+namespace {
+
+ir::NodePtr random_input(DType dtype, const ir::Shape& shape, const ir::Strides& strides, std::int64_t elements,
+                         std::uint32_t seed) {
+  auto buffer = ir::Buffer::allocate(static_cast<std::size_t>(elements) * itemsize(dtype));
+  std::mt19937 generator(seed);
+  std::uniform_real_distribution<double> uniform(-3.0, 3.0);
+  for (std::int64_t i = 0; i < elements; ++i) {
+    if (dtype == DType::f64) static_cast<double*>(buffer->data())[i] = uniform(generator);
+    else static_cast<float*>(buffer->data())[i] = static_cast<float>(uniform(generator));
+  }
+  return ir::make_input(std::move(buffer), dtype, ir::Layout{shape, strides, 0});
+}
+
+// max(a * b + c, 0) * 0.5 in f32 (W1) over `shape`, c broadcast along the rows.
+ir::Graph w1_graph(const ir::Shape& shape) {
+  const std::int64_t columns = shape.back(), rows = shape.size() == 2 ? shape[0] : 1;
+  const ir::Strides contiguous = shape.size() == 2 ? ir::Strides{columns, 1} : ir::Strides{1};
+  const ir::Strides row_broadcast = shape.size() == 2 ? ir::Strides{0, 1} : ir::Strides{1};
+  auto a = random_input(DType::f32, shape, contiguous, rows * columns, 1);
+  auto b = random_input(DType::f32, shape, contiguous, rows * columns, 2);
+  auto c = random_input(DType::f32, shape, row_broadcast, columns, 3);
+  auto half = ir::make_constant(DType::f32, shape, ir::Scalar::of(DType::f32, 0.5));
+  auto zero = ir::make_constant(DType::f32, shape, ir::Scalar::of(DType::f32, 0.0));
+  auto y = ir::make_binary(ir::Op::mul,
+                           ir::make_binary(ir::Op::maximum, ir::make_binary(ir::Op::add, ir::make_binary(ir::Op::mul, a, b), c), zero),
+                           half);
+  return ir::Graph{{y}};
+}
+
+// Three outputs of one f64 kernel: x * y in f64, x < y (bool, one byte per lane) and x + y cast
+// to f32 (half the width of a vector of the kernel).
+ir::Graph mixed_graph(std::int64_t count) {
+  auto x = random_input(DType::f64, {count}, {1}, count, 4);
+  auto y = random_input(DType::f64, {count}, {1}, count, 5);
+  return ir::Graph{{ir::make_binary(ir::Op::mul, x, y), ir::make_binary(ir::Op::lt, x, y),
+                    ir::make_cast(ir::make_binary(ir::Op::add, x, y), DType::f32)}};
+}
+
+void check_streaming(codegen::Jit& jit, const ir::Graph& graph, std::mt19937& rng) {
+  codegen::LoopKernelSpec ordinary = make_spec(graph);
+  codegen::LoopKernelSpec streaming = ordinary;
+  streaming.streaming_stores = true;
+  CHECK(codegen::loop_kernel_key(streaming) != codegen::loop_kernel_key(ordinary));
+  const ir::Shape& domain = graph.outputs.front()->shape();
+  std::int64_t count = 1;
+  for (auto extent : domain) count *= extent;
+  std::vector<std::int64_t> cuts{0, count};
+  for (int i = 0; i < 4; ++i) cuts.push_back(std::uniform_int_distribution<std::int64_t>(0, count)(rng));
+  std::sort(cuts.begin(), cuts.end());
+  CAPTURE(count);
+  const auto expected = run_loop_kernel(*codegen::compile_loop_kernel(jit, ordinary), ordinary, domain, {0, count});
+  const auto actual = run_loop_kernel(*codegen::compile_loop_kernel(jit, streaming), streaming, domain, cuts);
+  CHECK(actual == expected);
+  CHECK(codegen::testing::matches_interpreter(jit, streaming, cuts));
+}
+
+}  // namespace
+
+TEST_CASE("streaming stores give the ordinary kernel's bits for any split, width and row start") {
+  std::mt19937 rng(11);
+  for (int bits : {128, 256, 512}) {
+    CAPTURE(bits);
+    codegen::Jit jit(codegen::testing::options_with_width(bits));
+    for (std::int64_t count : {1, 7, 16, 17, 63, 64, 65, 1000, 4099}) {
+      check_streaming(jit, w1_graph({count}), rng);
+      check_streaming(jit, mixed_graph(count), rng);
+    }
+    for (std::int64_t columns : {1, 5, 37, 130}) check_streaming(jit, w1_graph({9, columns}), rng);
+  }
+}
+
+TEST_CASE("a streaming kernel's vector stores are non-temporal, and it ends with a fence") {
+  codegen::testing::ScratchDirectory directory("streaming-dump");
+  codegen::Jit jit;
+  codegen::LoopKernelSpec spec = make_spec(w1_graph({100}));
+  spec.streaming_stores = true;
+  const codegen::DumpRequest dump{directory.path(), "streaming"};
+  codegen::compile_loop_kernel(jit, spec, &dump);
+  const std::string assembly = codegen::testing::read_text(directory.path() / "streaming.s");
+  const std::string optimized = codegen::testing::read_text(directory.path() / "streaming.opt.ll");
+  CHECK(optimized.find("!nontemporal") != std::string::npos);
+#if defined(__x86_64__)
+  CHECK(assembly.find("vmovntps") != std::string::npos);
+  CHECK(assembly.find("sfence") != std::string::npos);
+#endif
+}
+
+TEST_CASE("a tile kernel refuses streaming stores") {
+  codegen::Jit jit;
+  codegen::LoopKernelSpec spec = make_spec(w1_graph({4, 8}));
+  spec.form = codegen::LoopForm::tile;
+  spec.streaming_stores = true;
+  CHECK_THROWS_AS(codegen::compile_loop_kernel(jit, spec), tensorjit::InternalError);
+}
