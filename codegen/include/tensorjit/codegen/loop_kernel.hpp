@@ -24,9 +24,9 @@
 //
 // What the lowering (codegen/src/lower_loop.cpp) guarantees and assumes:
 //   - lanes: every value is a vector of L lanes, L = vector bits / bits of the kernel's widest
-//     dtype (bool counts 8 bits); the main loop takes 4 vectors per iteration (1 when the kernel
-//     divides integers per lane), then single vectors, then a scalar tail emitting
-//     the same per-lane instructions;
+//     dtype (bool counts 8 bits); the main loop takes 4 vectors per iteration (1 when the body is
+//     long: vector math, integer division per lane), then single vectors, then a scalar tail
+//     emitting the same per-lane instructions;
 //   - it trusts the access classes: a contiguous input's inner stride is taken as 1 and a broadcast
 //     input's as 0 whatever input_strides holds; a strided input's inner stride is read at run time
 //     (any value, negative too); outer strides are read at run time for every class;
