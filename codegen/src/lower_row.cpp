@@ -17,6 +17,8 @@
 #include <cstddef>
 
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/IntrinsicsX86.h>
+#include <llvm/TargetParser/Triple.h>
 
 #include <tensorjit/ir/check.hpp>
 #include <tensorjit/ir/reduction_order.hpp>
@@ -144,6 +146,9 @@ void RowLowering::build(const std::string& symbol) {
         emit_loop_phase(plan_.phases[p], p == prefetching);
     }
   });
+  // Non-temporal stores are weakly ordered: visible before the caller signals completion.
+  if (plan_.streaming_stores && llvm::Triple(module_.getTargetTriple()).isX86())
+    builder_.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {}, {});
   builder_.CreateRetVoid();
 }
 
@@ -346,8 +351,16 @@ void RowLowering::emit_loop_phase(const RowPlanPhase& phase, bool prefetch) {
       const DType dtype = plan_.values[static_cast<std::size_t>(v)].dtype;
       llvm::Value* pointer = builder_.CreateGEP(memory_type(dtype),
                                                 current_[static_cast<std::size_t>(v)].row, column);
-      builder_.CreateAlignedStore(emitter.to_memory(dtype, values[phase.expression.outputs[j]]),
-                                  pointer, align(dtype));
+      llvm::Value* stored = emitter.to_memory(dtype, values[phase.expression.outputs[j]]);
+      const std::uint64_t vector_bytes = std::uint64_t{lanes} * itemsize(dtype);
+      // A row's vectors start on a multiple of the lane count from its 64-byte aligned start.
+      if (plan_.streamed[static_cast<std::size_t>(v)] && lanes > 1 && vector_bytes >= 16) {
+        llvm::StoreInst* store = builder_.CreateAlignedStore(stored, pointer, llvm::Align(vector_bytes));
+        store->setMetadata(llvm::LLVMContext::MD_nontemporal,
+                           llvm::MDNode::get(context_, llvm::ConstantAsMetadata::get(builder_.getInt32(1))));
+      } else {
+        builder_.CreateAlignedStore(stored, pointer, align(dtype));
+      }
     }
   };
   const auto lanes = static_cast<std::int64_t>(shape.lanes);

@@ -28,6 +28,8 @@ struct RowPlanPhase {
 struct RowPlan {
   std::vector<RowValue> values;
   std::vector<RowPlanPhase> phases;
+  bool streaming_stores = false;  // RowKernelSpec::streaming_stores
+  std::vector<bool> streamed;     // per value: stored with non-temporal stores
 };
 
 // Flattens and checks `spec` (throws InternalError on a broken contract: a phase reading a value

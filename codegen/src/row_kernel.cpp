@@ -42,6 +42,22 @@ std::string list_text(const std::vector<int>& list) {
   return text;
 }
 
+// With streaming stores: the column values stored to an output and read by no phase after the
+// one that writes them.
+std::vector<bool> streamed_values(const RowKernelSpec& spec) {
+  std::vector<bool> streamed(spec.values.size(), false);
+  if (!spec.streaming_stores) return streamed;
+  for (std::size_t p = 0; p < spec.phases.size(); ++p)
+    for (int v : spec.phases[p].writes) {
+      if (spec.values[static_cast<std::size_t>(v)].output < 0) continue;
+      bool read_later = false;
+      for (std::size_t q = p + 1; q < spec.phases.size(); ++q)
+        for (int r : spec.phases[q].reads) read_later = read_later || r == v;
+      streamed[static_cast<std::size_t>(v)] = !read_later;
+    }
+  return streamed;
+}
+
 }  // namespace
 
 RowPlan make_row_plan(const RowKernelSpec& spec) {
@@ -110,6 +126,8 @@ RowPlan make_row_plan(const RowKernelSpec& spec) {
     for (int v : phase.consumer_writes) note_write(v, RowValueKind::row_value);
     plan.phases.push_back(std::move(entry));
   }
+  plan.streaming_stores = spec.streaming_stores;
+  plan.streamed = streamed_values(spec);
   return plan;
 }
 
@@ -136,6 +154,11 @@ std::string row_plan_text(const RowPlan& plan) {
       text += fmt::format(" | loop reads{} writes{}; {}", list_text(phase.reads),
                           list_text(phase.writes), loop_plan_text(phase.expression));
     }
+  }
+  if (plan.streaming_stores) {
+    text += " | streaming";
+    for (std::size_t v = 0; v < plan.streamed.size(); ++v)
+      if (plan.streamed[v]) text += fmt::format(" v{}", v);
   }
   return text;
 }

@@ -83,6 +83,12 @@ struct RowPhase {
 struct RowKernelSpec {
   std::vector<RowValue> values;
   std::vector<RowPhase> phases;
+  // The column values stored to an output that no later phase reads (a row's final values) are
+  // stored with non-temporal (streaming) stores in the vector loops, which write around the caches
+  // (loop_kernel.hpp's LoopKernelSpec::streaming_stores has the why). Requires those outputs to be
+  // 64-byte aligned and their rows to take a multiple of 64 bytes (`columns` x the dtype's size),
+  // so that every row's vectors are aligned; the kernel ends with a store fence. Same bits.
+  bool streaming_stores = false;
 };
 
 // The structural key: values (kinds, dtypes, access, slots) and phases (ops, expressions, wiring).
