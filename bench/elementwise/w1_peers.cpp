@@ -6,7 +6,7 @@
 //                                          [--row R]  (the kernel walks the data as [n / R, R]:
 //                                                      the cost of short rows; default one row)
 // Also times the same kernel with streaming (non-temporal) stores (LoopKernelSpec::streaming_stores,
-// into a 64-byte aligned output), as the runtime compiles it for outputs of 32 MiB and more.
+// into a 64-byte aligned output), as the runtime compiles it for outputs of 16 MiB and more.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

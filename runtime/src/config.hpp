@@ -17,7 +17,7 @@ struct Config {
   bool tiered = true;                   // TENSORJIT_TIERED: 1 (quick code first) or 0 (optimized at once)
   std::size_t buffer_cache_mb = 1024;   // TENSORJIT_BUFFER_CACHE_MB: freed large buffers kept for reuse
   int spin_microseconds = 200;          // TENSORJIT_SPIN_US: how long idle pool threads spin before sleeping
-  std::size_t streaming_mb = 32;        // TENSORJIT_STREAMING_MB: outputs this large use non-temporal stores
+  std::size_t streaming_mb = 16;        // TENSORJIT_STREAMING_MB: outputs this large use non-temporal stores
 };
 
 // The process's configuration, read at the first eval (which also applies the buffer cache's

@@ -22,9 +22,10 @@ namespace {
 constexpr std::int64_t kMinElementsPerTask = 1 << 15;
 
 // Streaming stores. A flat kernel whose outputs together take TENSORJIT_STREAMING_MB (default
-// 32 MiB, the last-level cache of this machine's cores) or more writes them with non-temporal
-// stores (codegen::LoopKernelSpec::streaming_stores): they cannot stay in the cache anyway, and
-// an ordinary store first reads each line it writes, a third more traffic for a + b.
+// 16 MiB: half the 32 MiB last-level cache of this machine's cores, which the data they are
+// computed from shares) or more writes them with non-temporal stores
+// (codegen::LoopKernelSpec::streaming_stores): they would not stay in the cache anyway, and an
+// ordinary store first reads each line it writes, a third more traffic for a + b.
 // Output buffers are 64-byte aligned (ir::Buffer), as such kernels require.
 bool streams_outputs(const ir::Step& step, const ir::Shape& domain) {
   std::size_t bytes = 0;
