@@ -51,8 +51,8 @@ struct OutputView {
 //
 //   c        points at element (row0, col0) of batch `batch` of C;
 //   ldc      is C's row stride (element (row0 + r, col0 + s) is c[r * ldc + s]);
-//   rows, cols > 0 give the region's extent: up to MC rows of up to 16 micro-panels (at most
-//   64 KiB) on the packed path, a row of up to 16 micro-tiles (at most MR x 16*NR, 2 KiB per row)
+//   rows, cols > 0 give the region's extent: the MC rows of a block times up to 16 micro-panels
+//   (as many as fit in 64 KiB, at least one) on the packed path, a row of up to 16 micro-tiles (at most MR x 16*NR, 2 KiB per row)
 //   on the unpacked path, and with k == 0, when C is just zeroed, one task's whole rectangle.
 //
 // Contract: the regions of all calls of one gemm() tile C exactly (every element of every batch
