@@ -140,8 +140,8 @@ void prefetch_rectangle(const TileOperand& operand, const char* first, std::int6
 }
 
 // The kernels::EpiloguePrefetch hook: the leaves and separate outputs of a region announced
-// ahead of its epilogue call, towards L2 (measured: `_mm_prefetch` to L1 or to L3 only gained less
-// in the wide layer of docs/epilogues.md). C is the GEMM's own.
+// ahead of its epilogue call, towards L2 (prefetching into L1, or only into L3, gained less in the
+// wide layer of docs/epilogues.md in throw-away variants). C is the GEMM's own.
 void prefetch_epilogue(void* context, std::int64_t row0, std::int64_t col0, std::int64_t rows, std::int64_t cols,
                        std::int64_t batch) {
   const auto& e = *static_cast<const EpilogueContext*>(context);
