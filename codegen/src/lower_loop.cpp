@@ -5,13 +5,12 @@
 #include <vector>
 
 #include <llvm/IR/IRBuilder.h>
-#include <llvm/IR/IntrinsicsX86.h>
-#include <llvm/TargetParser/Triple.h>
 
 #include <tensorjit/ir/check.hpp>
 
 #include "emit_elementwise.hpp"
 #include "module_builder.hpp"
+#include "streaming_store.hpp"
 #include "vector_math/vector_math.hpp"
 
 namespace tensorjit::codegen {
@@ -142,10 +141,7 @@ void LoopLowering::build(const std::string& symbol, int vector_bits) {
   }
   exit->moveAfter(&function_->back());  // laid out last: the loops fall through to each other
   builder_.SetInsertPoint(exit);
-  // Non-temporal stores are weakly ordered: the fence makes them visible before the kernel's
-  // caller signals completion (elsewhere the stores are ordinary ones with a hint).
-  if (plan_.streaming_stores && llvm::Triple(module_.getTargetTriple()).isX86())
-    builder_.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {}, {});
+  if (plan_.streaming_stores) fence_streaming_stores(builder_, module_);
   builder_.CreateRetVoid();
 }
 
@@ -465,13 +461,8 @@ void LoopLowering::emit_chunk(unsigned lanes, llvm::Value* column) {
     llvm::Value* stored = emitter.to_memory(output.dtype, values[plan_.outputs[j]]);
     const std::uint64_t vector_bytes = std::uint64_t{lanes} * itemsize(output.dtype);
     // Vectors under 16 bytes (bool outputs of narrow kernels) have no non-temporal vector store.
-    if (streaming_now_ && vector_bytes >= 16) {
-      llvm::StoreInst* store = builder_.CreateAlignedStore(stored, pointer, llvm::Align(vector_bytes));
-      store->setMetadata(llvm::LLVMContext::MD_nontemporal,
-                         llvm::MDNode::get(context_, llvm::ConstantAsMetadata::get(builder_.getInt32(1))));
-    } else {
-      builder_.CreateAlignedStore(stored, pointer, element_align(output.dtype));
-    }
+    if (streaming_now_ && vector_bytes >= 16) store_streaming(builder_, stored, pointer, vector_bytes);
+    else builder_.CreateAlignedStore(stored, pointer, element_align(output.dtype));
   }
 }
 

@@ -17,8 +17,6 @@
 #include <cstddef>
 
 #include <llvm/IR/IRBuilder.h>
-#include <llvm/IR/IntrinsicsX86.h>
-#include <llvm/TargetParser/Triple.h>
 
 #include <tensorjit/ir/check.hpp>
 #include <tensorjit/ir/reduction_order.hpp>
@@ -28,6 +26,7 @@
 #include "lower_loop.hpp"
 #include "module_builder.hpp"
 #include "reduce_values.hpp"
+#include "streaming_store.hpp"
 
 namespace tensorjit::codegen {
 namespace {
@@ -146,9 +145,7 @@ void RowLowering::build(const std::string& symbol) {
         emit_loop_phase(plan_.phases[p], p == prefetching);
     }
   });
-  // Non-temporal stores are weakly ordered: visible before the caller signals completion.
-  if (plan_.streaming_stores && llvm::Triple(module_.getTargetTriple()).isX86())
-    builder_.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {}, {});
+  if (plan_.streaming_stores) fence_streaming_stores(builder_, module_);
   builder_.CreateRetVoid();
 }
 
@@ -354,13 +351,10 @@ void RowLowering::emit_loop_phase(const RowPlanPhase& phase, bool prefetch) {
       llvm::Value* stored = emitter.to_memory(dtype, values[phase.expression.outputs[j]]);
       const std::uint64_t vector_bytes = std::uint64_t{lanes} * itemsize(dtype);
       // A row's vectors start on a multiple of the lane count from its 64-byte aligned start.
-      if (plan_.streamed[static_cast<std::size_t>(v)] && lanes > 1 && vector_bytes >= 16) {
-        llvm::StoreInst* store = builder_.CreateAlignedStore(stored, pointer, llvm::Align(vector_bytes));
-        store->setMetadata(llvm::LLVMContext::MD_nontemporal,
-                           llvm::MDNode::get(context_, llvm::ConstantAsMetadata::get(builder_.getInt32(1))));
-      } else {
+      if (plan_.streamed[static_cast<std::size_t>(v)] && lanes > 1 && vector_bytes >= 16)
+        store_streaming(builder_, stored, pointer, vector_bytes);
+      else
         builder_.CreateAlignedStore(stored, pointer, align(dtype));
-      }
     }
   };
   const auto lanes = static_cast<std::int64_t>(shape.lanes);
