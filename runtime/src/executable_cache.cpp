@@ -99,8 +99,8 @@ std::shared_ptr<Executable> build(const ir::Graph& graph) {
 
 }  // namespace
 
-std::shared_ptr<Executable> executable_for(const ir::Graph& graph, std::vector<ir::NodePtr>& inputs) {
-  const std::vector<ir::NodePtr> order = ir::topological_order(graph);
+std::shared_ptr<Executable> executable_for(const ir::Graph& graph, const std::vector<ir::NodePtr>& order,
+                                           std::vector<ir::NodePtr>& inputs) {
   ir::NodeMap<std::int64_t> position(order.size());
   KeyWriter writer;
   writer.reserve(8 * order.size());  // ~ a node's words: one allocation, not six regrowths

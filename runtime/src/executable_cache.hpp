@@ -19,9 +19,11 @@ struct Executable {
   PlanCache cache;
 };
 
-// The executable for `graph` (built and cached on a miss) and, in `inputs`, the graph's input
-// nodes in the order of its slots. Thread safe; the cache keeps the most recently used kExecutables.
+// The executable for `graph`, whose nodes in topological order (ir::topological_order) are
+// `order` (built and cached on a miss), and, in `inputs`, the graph's input nodes in the order of
+// its slots. Thread safe; the cache keeps the most recently used kExecutables.
 inline constexpr std::size_t kExecutables = 256;
-std::shared_ptr<Executable> executable_for(const ir::Graph& graph, std::vector<ir::NodePtr>& inputs);
+std::shared_ptr<Executable> executable_for(const ir::Graph& graph, const std::vector<ir::NodePtr>& order,
+                                           std::vector<ir::NodePtr>& inputs);
 
 }  // namespace tensorjit::detail

@@ -1,5 +1,6 @@
 #include "runtime/src/executor.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <fmt/format.h>
 #include <fstream>
@@ -44,18 +45,32 @@ std::filesystem::path start_dump(const ir::Graph& graph, const ir::Plan& plan) {
   return folder;
 }
 
-}  // namespace
+// The graph an eval runs and its nodes in topological order. A graph with no node realized by an
+// earlier eval (an expression over inputs, the usual case) is used as it is, walked once: the
+// rewrite and a second walk of the rewritten graph were a fifth of the cost of evaluating a*b + c
+// on 8 elements.
+struct EvalGraph {
+  ir::Graph graph;
+  std::vector<ir::NodePtr> order;
+};
 
-ir::Graph graph_for(const std::vector<ir::NodePtr>& outputs) {
-  return ir::replace_nodes(ir::Graph{outputs}, [](const ir::NodePtr& node) -> ir::NodePtr {
+EvalGraph eval_graph(const std::vector<ir::NodePtr>& outputs) {
+  EvalGraph eval{ir::Graph{outputs}, {}};
+  eval.order = ir::topological_order(eval.graph);
+  const bool realized = std::any_of(eval.order.begin(), eval.order.end(),
+                                    [](const ir::NodePtr& node) { return node->realized() != nullptr; });
+  if (!realized) return eval;
+  eval.graph = ir::replace_nodes(eval.graph, [](const ir::NodePtr& node) -> ir::NodePtr {
     auto value = node->realized();
     return value ? ir::make_input(value->buffer, value->dtype, value->layout) : nullptr;
   });
+  eval.order = ir::topological_order(eval.graph);  // the realized nodes' operands drop out
+  return eval;
 }
 
-std::vector<ir::Value> run_graph(const ir::Graph& graph) {
+std::vector<ir::Value> run_graph(const ir::Graph& graph, const std::vector<ir::NodePtr>& order) {
   std::vector<ir::NodePtr> inputs;
-  std::shared_ptr<Executable> executable = executable_for(graph, inputs);
+  std::shared_ptr<Executable> executable = executable_for(graph, order, inputs);
   ValueTable values;
   for (std::size_t i = 0; i < inputs.size(); ++i)
     values.bind(executable->slots[i].get(), inputs[i]->attr<ir::InputAttr>().buffer);
@@ -64,6 +79,12 @@ std::vector<ir::Value> run_graph(const ir::Graph& graph) {
     codegen::logger().debug("eval: {} steps\n{}", executable->plan.steps.size(), ir::print_plan(executable->plan));
   return run_plan(executable->plan, dump_folder, nullptr, std::move(values), &executable->cache);
 }
+
+}  // namespace
+
+ir::Graph graph_for(const std::vector<ir::NodePtr>& outputs) { return eval_graph(outputs).graph; }
+
+std::vector<ir::Value> run_graph(const ir::Graph& graph) { return run_graph(graph, ir::topological_order(graph)); }
 
 void evaluate(const std::vector<Tensor>& tensors) {
   std::vector<std::shared_ptr<TensorImpl>> pending;
@@ -76,7 +97,8 @@ void evaluate(const std::vector<Tensor>& tensors) {
   }
   if (nodes.empty()) return;
 
-  std::vector<ir::Value> values = run_graph(graph_for(nodes));
+  const EvalGraph eval = eval_graph(nodes);
+  std::vector<ir::Value> values = run_graph(eval.graph, eval.order);
 
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     nodes[i]->set_realized(values[i]);
