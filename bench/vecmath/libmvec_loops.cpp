@@ -8,10 +8,14 @@ __m256 _ZGVdN8v_expf(__m256);
 __m256 _ZGVdN8v_logf(__m256);
 __m256 _ZGVdN8v_tanhf(__m256);
 __m256 _ZGVdN8v_erff(__m256);
+__m256 _ZGVdN8v_sinf(__m256);
+__m256 _ZGVdN8v_cosf(__m256);
 __m512 _ZGVeN16v_expf(__m512);
 __m512 _ZGVeN16v_logf(__m512);
 __m512 _ZGVeN16v_tanhf(__m512);
 __m512 _ZGVeN16v_erff(__m512);
+__m512 _ZGVeN16v_sinf(__m512);
+__m512 _ZGVeN16v_cosf(__m512);
 }
 
 namespace tensorjit::bench {
@@ -32,6 +36,8 @@ FloatLoop libmvec_avx2_loop(const std::string& name) {
   if (name == "log") return apply8<_ZGVdN8v_logf>;
   if (name == "tanh") return apply8<_ZGVdN8v_tanhf>;
   if (name == "erf") return apply8<_ZGVdN8v_erff>;
+  if (name == "sin") return apply8<_ZGVdN8v_sinf>;
+  if (name == "cos") return apply8<_ZGVdN8v_cosf>;
   return nullptr;
 }
 
@@ -40,6 +46,8 @@ FloatLoop libmvec_avx512_loop(const std::string& name) {
   if (name == "log") return apply16<_ZGVeN16v_logf>;
   if (name == "tanh") return apply16<_ZGVeN16v_tanhf>;
   if (name == "erf") return apply16<_ZGVeN16v_erff>;
+  if (name == "sin") return apply16<_ZGVeN16v_sinf>;
+  if (name == "cos") return apply16<_ZGVeN16v_cosf>;
   return nullptr;
 }
 

@@ -9,7 +9,7 @@ namespace tensorjit::bench {
 
 using FloatLoop = void (*)(const float* x, float* y, std::int64_t count);
 
-// The function named `name` (exp, log, tanh, erf), nullptr if there is none.
+// The function named `name` (exp, log, tanh, erf, sin, cos), nullptr if there is none.
 FloatLoop scalar_libm_loop(const std::string& name);
 FloatLoop libmvec_avx2_loop(const std::string& name);
 FloatLoop libmvec_avx512_loop(const std::string& name);

@@ -1,5 +1,5 @@
-// What vecmath_peers and vecmath_kernels share: the cases (exp, log, tanh, erf, W2 and the x + 1
-// floor, with their input ranges and double references), the peers' loops over them (glibc's
+// What vecmath_peers and vecmath_kernels share: the cases (exp, log, tanh, erf, sin, cos, gelu,
+// W2 and the x + 1 floor, with their input ranges and double references), the peers' loops over them (glibc's
 // scalar libm, libmvec's AVX2 and AVX-512 entry points, NumPy through numpy_peer.py), the
 // interleaved timing and the printed table. Each program adds its own tensorjit column.
 #pragma once
@@ -35,6 +35,11 @@ inline std::vector<PeerCase> peer_cases() {
       {"log", -69, 69, true, [](double x) { return std::log(x); }},
       {"tanh", -9, 9, false, [](double x) { return std::tanh(x); }},
       {"erf", -4, 4, false, [](double x) { return std::erf(x); }},
+      {"sin", -100, 100, false, [](double x) { return std::sin(x); }},
+      {"cos", -100, 100, false, [](double x) { return std::cos(x); }},
+      // The erf form with the f32 constant of ir/scalar_ops.hpp, as the op defines it.
+      {"gelu", -5, 5, false,
+       [](double x) { return 0.5 * x * std::erfc(-x * static_cast<double>(0.70710678118654752f)); }},
       // The f32 formula's own roundings are not part of this reference: W2's error column would
       // compare to the exact function, which no peer computes exactly.
       {"w2", -5, 5, false,

@@ -16,6 +16,8 @@ FloatLoop scalar_libm_loop(const std::string& name) {
   if (name == "log") return apply<::logf>;
   if (name == "tanh") return apply<::tanhf>;
   if (name == "erf") return apply<::erff>;
+  if (name == "sin") return apply<::sinf>;
+  if (name == "cos") return apply<::cosf>;
   return nullptr;
 }
 

@@ -29,6 +29,9 @@ ir::NodePtr expression(const std::string& name, const ir::NodePtr& x) {
   if (name == "log") return unary(ir::Op::log, x);
   if (name == "tanh") return unary(ir::Op::tanh, x);
   if (name == "erf") return unary(ir::Op::erf, x);
+  if (name == "sin") return unary(ir::Op::sin, x);
+  if (name == "cos") return unary(ir::Op::cos, x);
+  if (name == "gelu") return unary(ir::Op::gelu, x);
   auto product = ir::Node::make(ir::Op::mul, {unary(ir::Op::tanh, x), unary(ir::Op::sigmoid, x)});
   auto gaussian = unary(ir::Op::exp, unary(ir::Op::neg, ir::Node::make(ir::Op::mul, {x, x})));
   return ir::Node::make(ir::Op::add, {product, gaussian});

@@ -1,4 +1,4 @@
-// exp, log, tanh, erf and W2 (tanh(x) * sigmoid(x) + exp(-x*x)) on 16 Mi f32, one thread:
+// exp, log, tanh, erf, sin, cos, gelu and W2 (tanh(x) * sigmoid(x) + exp(-x*x)) on 16 Mi f32, one thread:
 // tensorjit (public API: a lazy expression, eval; timed after a warm-up eval that compiles) against
 // glibc's scalar libm, glibc's libmvec (AVX2 and AVX-512 entry points) and NumPy. Prints the median
 // ns per element of interleaved runs and each peer's worst error in ulp over the same inputs
@@ -45,6 +45,9 @@ tj::Tensor expression(const std::string& name, const tj::Tensor& x) {
   if (name == "log") return tj::log(x);
   if (name == "tanh") return tj::tanh(x);
   if (name == "erf") return tj::erf(x);
+  if (name == "sin") return tj::sin(x);
+  if (name == "cos") return tj::cos(x);
+  if (name == "gelu") return tj::gelu(x);
   return tj::tanh(x) * tj::sigmoid(x) + tj::exp(-(x * x));
 }
 
