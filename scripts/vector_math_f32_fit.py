@@ -116,6 +116,24 @@ def erfc_fit(lo, hi, degree, middle):
          error)
 
 
+def sin_fit(cut, terms):
+    # sin(r) = r + r^3 S(r^2) on [0, cut]; error relative to sin(r).
+    r = chebyshev_grid(1e-6, cut)
+    tail = values(lambda v: mpmath.sin(v) - v, r)
+    basis = np.stack([(r * r)**i for i in range(terms)], axis=1) * (r**3)[:, None]
+    coefficients, error = fit_f32(basis, tail, values(mpmath.sin, r))
+    show("sin: S(z), sin(r) = r + r^3 S(r^2)", (0, cut), coefficients, error)
+
+
+def cos_fit(cut, terms):
+    # cos(r) = 1 - r^2/2 + r^4 C(r^2) on [0, cut] (the 1/2 exact); error relative to cos(r).
+    r = chebyshev_grid(1e-6, cut)
+    tail = values(lambda v: mpmath.cos(v) - 1 + v * v / 2, r)
+    basis = np.stack([(r * r)**i for i in range(terms)], axis=1) * (r**4)[:, None]
+    coefficients, error = fit_f32(basis, tail, values(mpmath.cos, r))
+    show("cos: C(z), cos(r) = 1 - r^2/2 + r^4 C(r^2)", (0, cut), coefficients, error)
+
+
 def constants():
     """The f32 splits of ln 2 and the other constants the f32 emitters quote."""
     ln2 = mpmath.log(2)
@@ -128,6 +146,16 @@ def constants():
     print(f"1/ln2 in f32 as hi + lo: {f32_literal(inverse_high)}, {f32_literal(inverse_low)}")
     print(f"sqrt(1/2): {f32_literal(float(mpmath.sqrt(0.5)))} "
           f"(bits 0x{int(np.float32(float(mpmath.sqrt(0.5))).view(np.uint32)):08x})")
+    # sin and cos: 2/pi rounded to f32, and pi/2 as three f32 (each the rest rounded).
+    two_over_pi = float(np.float32(float(2 / mpmath.pi)))
+    print(f"2/pi in f32: {f32_literal(two_over_pi)} (relative error "
+          f"2^{float(mpmath.log(abs(two_over_pi * mpmath.pi / 2 - 1), 2)):.1f})")
+    rest, parts = mpmath.pi / 2, []
+    for _ in range(3):
+        parts.append(float(np.float32(float(rest))))
+        rest -= mpmath.mpf(parts[-1])
+    print(f"pi/2 in f32 as P1 + P2 + P3: {', '.join(f32_literal(p) for p in parts)} "
+          f"(rest 2^{float(mpmath.log(abs(rest), 2)):.1f})")
 
 
 if __name__ == "__main__":
@@ -137,3 +165,5 @@ if __name__ == "__main__":
     tanh_fit(0.875, 7)
     erf_small_fit(1.0)
     erfc_fit(1.0, 4.0, 15, 2.25)
+    sin_fit(0.83, 3)
+    cos_fit(0.83, 3)
