@@ -53,6 +53,9 @@ llvm::Value* softplus(MathBuilder& m, llvm::Value* x);
 // f32_erf.cpp
 llvm::Value* erf(MathBuilder& m, llvm::Value* x);
 
+// f32_gelu.cpp (the erf form; the ops.def constant 1/sqrt 2 rounded to f32)
+llvm::Value* gelu(MathBuilder& m, llvm::Value* x);
+
 // f32_trig.cpp (beyond |x| = 2^20 through the f64 sin and cos of functions.hpp)
 llvm::Value* sin(MathBuilder& m, llvm::Value* x);
 llvm::Value* cos(MathBuilder& m, llvm::Value* x);
