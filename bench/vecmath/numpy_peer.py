@@ -26,6 +26,8 @@ def main():
         ("cos", uniform(-100, 100), np.cos),
         ("gelu", uniform(-5, 5),
          None if erf is None else lambda x: np.float32(0.5) * x * (1 + erf(x * np.float32(0.70710678118654752)))),
+        ("pow", np.exp(uniform(-5, 5)).astype(np.float32),
+         lambda x, y=uniform(-10, 10): np.power(x, y)),
         ("w2", uniform(-5, 5), lambda x: np.tanh(x) * (1 / (1 + np.exp(-x))) + np.exp(-x * x)),
     ]
     for name, x, function in cases:
