@@ -51,11 +51,10 @@ Reduced reduce(MathBuilder& m, llvm::Value* x) {
   return {k.integer, s.hi, low};
 }
 
-// sin(r + r_lo), given z = r^2 and -z/2.
-llvm::Value* sin_kernel(MathBuilder& m, llvm::Value* r, llvm::Value* r_lo, llvm::Value* z,
-                        llvm::Value* minus_half_z) {
+// sin(r + r_lo), given z = r^2 (rounded).
+llvm::Value* sin_kernel(MathBuilder& m, llvm::Value* r, llvm::Value* r_lo, llvm::Value* z) {
   llvm::Value* s = m.polynomial(z, {-0x1.55553ep-3, 0x1.110486p-7, -0x1.9862acp-13});
-  llvm::Value* tail = m.fma(m.mul(z, r), s, m.fma(r_lo, minus_half_z, r_lo));
+  llvm::Value* tail = m.fma(m.mul(z, r), s, m.fma(r_lo, m.mul(z, m.real(-0.5)), r_lo));
   return m.add(r, tail);
 }
 
@@ -73,12 +72,11 @@ llvm::Value* sin_with_offset(MathBuilder& m, llvm::Value* x, std::int64_t offset
   auto& b = m.ir();
   Reduced reduced = reduce(m, x);
   llvm::Value* z = m.mul(reduced.r, reduced.r);
-  llvm::Value* minus_half_z = m.mul(z, m.real(-0.5));
   llvm::Value* quadrant = b.CreateAdd(reduced.quadrant, m.integer(offset));
   llvm::Value* odd = b.CreateICmpNE(b.CreateAnd(quadrant, m.integer(1)), m.integer(0));
   llvm::Value* value =
       m.select(odd, cos_kernel(m, reduced.r, reduced.r_lo, z),
-               sin_kernel(m, reduced.r, reduced.r_lo, z, minus_half_z));
+               sin_kernel(m, reduced.r, reduced.r_lo, z));
   llvm::Value* sign_bit = b.CreateShl(b.CreateAnd(quadrant, m.integer(2)), 30);
   return m.from_bits(b.CreateXor(m.to_bits(value), sign_bit));
 }
