@@ -9,7 +9,7 @@
 //   - m + 1 is a Fast2Sum pair (1 is a multiple of m's ulp), s one division, s_lo its exact FMA
 //     residual times 1/(m + 1) = (1 - s)/2;
 //   - s^3 and (2/3)s^3 are FMA product pairs (2/3 in two f32), with the cubic term's share of s_lo;
-//   - T holds the Taylor coefficients 2/5 ... 2/15 (truncation below 2^-39 of log m), its terms at
+//   - T holds the Taylor coefficients 2/5 ... 2/15 (truncation below 2^-44 of log m), its terms at
 //     most 2^-12.5 of log m, so their f32 roundings cost about 2^-36 of it;
 //   - k ln2 = k ln2_hi (exact: ln2_hi has 12 bits, |k| <= 149) + k ln2_lo (an FMA product pair);
 //     the three leading terms are added by Fast2Sum (each is larger than the next, or zero), the
