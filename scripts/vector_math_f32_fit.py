@@ -116,6 +116,55 @@ def erfc_fit(lo, hi, degree, middle):
          error)
 
 
+def sin_fit(cut, terms):
+    # sin(r) = r + r^3 S(r^2) on [0, cut]; error relative to sin(r).
+    r = chebyshev_grid(1e-6, cut)
+    tail = values(lambda v: mpmath.sin(v) - v, r)
+    basis = np.stack([(r * r)**i for i in range(terms)], axis=1) * (r**3)[:, None]
+    coefficients, error = fit_f32(basis, tail, values(mpmath.sin, r))
+    show("sin: S(z), sin(r) = r + r^3 S(r^2)", (0, cut), coefficients, error)
+
+
+def cos_fit(cut, terms):
+    # cos(r) = 1 - r^2/2 + r^4 C(r^2) on [0, cut] (the 1/2 exact); error relative to cos(r).
+    r = chebyshev_grid(1e-6, cut)
+    tail = values(lambda v: mpmath.cos(v) - 1 + v * v / 2, r)
+    basis = np.stack([(r * r)**i for i in range(terms)], axis=1) * (r**4)[:, None]
+    coefficients, error = fit_f32(basis, tail, values(mpmath.cos, r))
+    show("cos: C(z), cos(r) = 1 - r^2/2 + r^4 C(r^2)", (0, cut), coefficients, error)
+
+
+def gelu_fits():
+    # gelu's two forms (f32_gelu.cpp). |u| <= 1/2: erf(u) = u + u p(u^2); the error that matters is
+    # relative to 1 + erf(u) >= 1 - erf(1/2).
+    u = chebyshev_grid(1e-6, 0.5)
+    tail = values(lambda v: mpmath.erf(v) - v, u)
+    basis = np.stack([(u * u)**i for i in range(5)], axis=1) * u[:, None]
+    coefficients, error = fit_f32(basis, tail, values(mpmath.erfc, u))
+    show("gelu: p(z), erf(u) = u + u p(u^2), error relative to 1 - erf(u)", (0, 0.5),
+         coefficients, error)
+    # t in [1/2, 10.5]: erfc(t) = y exp(-t^2 - 0.28125 + Q(y - 0.3125)), y = 1 / (1 + t); Q's
+    # error is absolute (a relative error of erfc). Q' is printed as a line for the first-order
+    # correction of y's rounding.
+    y = chebyshev_grid(1 / 11.5, 1 / 1.5)
+
+    def rest(v):
+        t = 1 / v - 1
+        return mpmath.log(mpmath.erfc(t) * mpmath.exp(t * t) / v) + mpmath.mpf(0.28125)
+    basis = np.stack([(y - 0.3125)**i for i in range(12)], axis=1)
+    target = values(rest, y)
+    coefficients, error = fit_f32(basis, target, np.ones_like(y))
+    show("gelu: Q(w), erfc(t) = y exp(-t^2 - 0.28125 + Q(y - 0.3125)), error absolute",
+         (y[0], y[-1]), coefficients, error)
+    points = y[::30]
+    slope = np.array([float(mpmath.diff(rest, mpmath.mpf(float(v)))) for v in points])
+    line = np.linalg.lstsq(np.stack([np.ones_like(points), points], axis=1), slope, rcond=None)[0]
+    line = [float(np.float32(c)) for c in line]
+    print(f"  max |Q| {np.max(np.abs(target)):.3f}; Q'(y) = {f32_literal(line[0])} + "
+          f"{f32_literal(line[1])} y within "
+          f"{np.max(np.abs(line[0] + line[1] * points - slope)):.3f}")
+
+
 def constants():
     """The f32 splits of ln 2 and the other constants the f32 emitters quote."""
     ln2 = mpmath.log(2)
@@ -128,6 +177,16 @@ def constants():
     print(f"1/ln2 in f32 as hi + lo: {f32_literal(inverse_high)}, {f32_literal(inverse_low)}")
     print(f"sqrt(1/2): {f32_literal(float(mpmath.sqrt(0.5)))} "
           f"(bits 0x{int(np.float32(float(mpmath.sqrt(0.5))).view(np.uint32)):08x})")
+    # sin and cos: 2/pi rounded to f32, and pi/2 as three f32 (each the rest rounded).
+    two_over_pi = float(np.float32(float(2 / mpmath.pi)))
+    print(f"2/pi in f32: {f32_literal(two_over_pi)} (relative error "
+          f"2^{float(mpmath.log(abs(two_over_pi * mpmath.pi / 2 - 1), 2)):.1f})")
+    rest, parts = mpmath.pi / 2, []
+    for _ in range(3):
+        parts.append(float(np.float32(float(rest))))
+        rest -= mpmath.mpf(parts[-1])
+    print(f"pi/2 in f32 as P1 + P2 + P3: {', '.join(f32_literal(p) for p in parts)} "
+          f"(rest 2^{float(mpmath.log(abs(rest), 2)):.1f})")
 
 
 if __name__ == "__main__":
@@ -137,3 +196,6 @@ if __name__ == "__main__":
     tanh_fit(0.875, 7)
     erf_small_fit(1.0)
     erfc_fit(1.0, 4.0, 15, 2.25)
+    sin_fit(0.83, 3)
+    cos_fit(0.83, 3)
+    gelu_fits()

@@ -1,6 +1,6 @@
 """NumPy's side of vecmath_peers: prints `name ns_per_element` for each case, median of `runs`
 timed calls after one warm-up, on the same value ranges (own random draws). erf is SciPy's
-(scipy.special.erf), NumPy having none. Usage: numpy_peer.py ELEMENTS RUNS"""
+(scipy.special.erf), NumPy having none, and so is gelu's. Usage: numpy_peer.py ELEMENTS RUNS"""
 import sys
 import time
 
@@ -22,6 +22,12 @@ def main():
         ("log", np.exp(uniform(-69, 69)).astype(np.float32), np.log),
         ("tanh", uniform(-9, 9), np.tanh),
         ("erf", uniform(-4, 4), erf),
+        ("sin", uniform(-100, 100), np.sin),
+        ("cos", uniform(-100, 100), np.cos),
+        ("gelu", uniform(-5, 5),
+         None if erf is None else lambda x: np.float32(0.5) * x * (1 + erf(x * np.float32(0.70710678118654752)))),
+        ("pow", np.exp(uniform(-5, 5)).astype(np.float32),
+         lambda x, y=uniform(-10, 10): np.power(x, y)),
         ("w2", uniform(-5, 5), lambda x: np.tanh(x) * (1 / (1 + np.exp(-x))) + np.exp(-x * x)),
     ]
     for name, x, function in cases:

@@ -1,5 +1,5 @@
-// What vecmath_peers and vecmath_kernels share: the cases (exp, log, tanh, erf, W2 and the x + 1
-// floor, with their input ranges and double references), the peers' loops over them (glibc's
+// What vecmath_peers and vecmath_kernels share: the cases (exp, log, tanh, erf, sin, cos, gelu,
+// pow, W2 and the x + 1 floor, with their input ranges and double references), the peers' loops over them (glibc's
 // scalar libm, libmvec's AVX2 and AVX-512 entry points, NumPy through numpy_peer.py), the
 // interleaved timing and the printed table. Each program adds its own tensorjit column.
 #pragma once
@@ -22,24 +22,43 @@ namespace tensorjit::bench {
 struct PeerCase {
   std::string name;
   double lowest, highest;
-  bool log_uniform;                     // exp(uniform) instead of uniform
-  std::function<double(double)> exact;  // the double reference (libm: within 2^-29 ulp of f32)
-  bool ulp_meaningful = true;           // W2 crosses zero: relative errors there mean nothing
+  bool log_uniform;                             // exp(uniform) instead of uniform
+  std::function<double(double, double)> exact;  // the double reference (libm: within 2^-29 ulp
+                                                // of f32), of x and the second operand
+  bool ulp_meaningful = true;                   // W2 crosses zero: relative errors there mean nothing
+  bool binary = false;                          // pow: a second operand, uniform on [-10, 10]
 };
 
 inline std::vector<PeerCase> peer_cases() {
   auto sigmoid = [](double x) { return 1 / (1 + std::exp(-x)); };
   return {
-      {"x+1", -5, 5, false, [](double x) { return x + 1; }},
-      {"exp", -87, 88, false, [](double x) { return std::exp(x); }},
-      {"log", -69, 69, true, [](double x) { return std::log(x); }},
-      {"tanh", -9, 9, false, [](double x) { return std::tanh(x); }},
-      {"erf", -4, 4, false, [](double x) { return std::erf(x); }},
+      {"x+1", -5, 5, false, [](double x, double) { return x + 1; }},
+      {"exp", -87, 88, false, [](double x, double) { return std::exp(x); }},
+      {"log", -69, 69, true, [](double x, double) { return std::log(x); }},
+      {"tanh", -9, 9, false, [](double x, double) { return std::tanh(x); }},
+      {"erf", -4, 4, false, [](double x, double) { return std::erf(x); }},
+      {"sin", -100, 100, false, [](double x, double) { return std::sin(x); }},
+      {"cos", -100, 100, false, [](double x, double) { return std::cos(x); }},
+      // The erf form with the f32 constant of ir/scalar_ops.hpp, as the op defines it.
+      {"gelu", -5, 5, false,
+       [](double x, double) { return 0.5 * x * std::erfc(-x * static_cast<double>(0.70710678118654752f)); }},
+      // x log-uniform on [e^-5, e^5], y uniform on [-10, 10]: results within e^+-50.
+      {"pow", -5, 5, true, [](double x, double y) { return std::pow(x, y); }, true, true},
       // The f32 formula's own roundings are not part of this reference: W2's error column would
       // compare to the exact function, which no peer computes exactly.
       {"w2", -5, 5, false,
-       [=](double x) { return std::tanh(x) * sigmoid(x) + std::exp(-x * x); }, false},
+       [=](double x, double) { return std::tanh(x) * sigmoid(x) + std::exp(-x * x); }, false},
   };
+}
+
+// The second operand of a binary case (empty for the others).
+inline std::vector<float> peer_second_inputs(const PeerCase& c, std::int64_t count) {
+  if (!c.binary) return {};
+  std::mt19937_64 rng(2);
+  std::uniform_real_distribution<double> uniform(-10, 10);
+  std::vector<float> y(static_cast<std::size_t>(count));
+  for (auto& value : y) value = static_cast<float>(uniform(rng));
+  return y;
 }
 
 inline std::vector<float> peer_inputs(const PeerCase& c, std::int64_t count) {
@@ -83,16 +102,16 @@ struct Peer {
 };
 
 // The peers of a case besides tensorjit: libm, libmvec AVX2 and AVX-512 where they have the
-// function, writing into `y` (allocated once).
+// function, of x (and x2 for pow), writing into `y` (allocated once).
 inline std::vector<Peer> library_peers(const std::string& name, const std::vector<float>& x,
-                                       std::vector<float>& y) {
+                                       const std::vector<float>& x2, std::vector<float>& y) {
   std::vector<Peer> peers;
   for (auto [peer, loop] : {std::pair{"libm", scalar_libm_loop(name)},
                             std::pair{"avx2", libmvec_avx2_loop(name)},
                             std::pair{"avx512", libmvec_avx512_loop(name)}}) {
     if (loop == nullptr) continue;
-    peers.push_back({peer, [&x, &y, loop = loop] {
-                       loop(x.data(), y.data(), static_cast<std::int64_t>(x.size()));
+    peers.push_back({peer, [&x, &x2, &y, loop = loop] {
+                       loop(x.data(), x2.data(), y.data(), static_cast<std::int64_t>(x.size()));
                        return static_cast<const float*>(y.data());
                      }, {}});
   }
@@ -110,10 +129,10 @@ inline void print_table_header(std::int64_t elements, int runs, const char* tens
 // Times `peers` (the first is tensorjit's) interleaved over `runs` after a warm-up that measures
 // each one's worst error, and prints the case's row.
 inline void measure_and_print_row(const PeerCase& c, const std::vector<float>& x,
-                                  std::vector<Peer>& peers, int runs,
+                                  const std::vector<float>& x2, std::vector<Peer>& peers, int runs,
                                   const std::map<std::string, double>& numpy) {
   std::vector<double> exact(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) exact[i] = c.exact(x[i]);
+  for (std::size_t i = 0; i < x.size(); ++i) exact[i] = c.exact(x[i], x2.empty() ? 0.0 : x2[i]);
   std::map<std::string, double> errors;
   for (auto& peer : peers) {
     const float* y = peer.run();

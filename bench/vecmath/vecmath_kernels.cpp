@@ -19,8 +19,9 @@ namespace ir = tensorjit::ir;
 
 namespace {
 
-// The case named `name` over a one-element stand-in input (sizes are run-time arguments).
-ir::NodePtr expression(const std::string& name, const ir::NodePtr& x) {
+// The case named `name` over one-element stand-in inputs (sizes are run-time arguments; `x2` is
+// pow's exponent).
+ir::NodePtr expression(const std::string& name, const ir::NodePtr& x, const ir::NodePtr& x2) {
   auto unary = [&](ir::Op op, const ir::NodePtr& operand) { return ir::Node::make(op, {operand}); };
   if (name == "x+1") {
     return ir::Node::make(ir::Op::add, {x, ir::make_constant(tensorjit::DType::f32, x->shape(), ir::make_scalar(1.0f))});
@@ -29,6 +30,10 @@ ir::NodePtr expression(const std::string& name, const ir::NodePtr& x) {
   if (name == "log") return unary(ir::Op::log, x);
   if (name == "tanh") return unary(ir::Op::tanh, x);
   if (name == "erf") return unary(ir::Op::erf, x);
+  if (name == "sin") return unary(ir::Op::sin, x);
+  if (name == "cos") return unary(ir::Op::cos, x);
+  if (name == "gelu") return unary(ir::Op::gelu, x);
+  if (name == "pow") return ir::Node::make(ir::Op::pow, {x, x2});
   auto product = ir::Node::make(ir::Op::mul, {unary(ir::Op::tanh, x), unary(ir::Op::sigmoid, x)});
   auto gaussian = unary(ir::Op::exp, unary(ir::Op::neg, ir::Node::make(ir::Op::mul, {x, x})));
   return ir::Node::make(ir::Op::add, {product, gaussian});
@@ -52,18 +57,28 @@ int main(int argc, char** argv) {
   bench::print_table_header(n, runs, "tensorjit kernel");
   for (const bench::PeerCase& c : bench::peer_cases()) {
     std::vector<float> x = bench::peer_inputs(c, n);
+    std::vector<float> x2 = bench::peer_second_inputs(c, n);
     std::vector<float> y(x.size()), kernel_y(x.size());
     codegen::LoopKernelSpec spec;
-    auto input = ir::make_input(ir::Buffer::allocate(sizeof(float)), tensorjit::DType::f32, ir::Layout::contiguous({1}));
+    auto make_input = [] {
+      return ir::make_input(ir::Buffer::allocate(sizeof(float)), tensorjit::DType::f32, ir::Layout::contiguous({1}));
+    };
+    auto input = make_input();
+    auto input2 = c.binary ? make_input() : nullptr;
     spec.inputs = {input};
     spec.access = {codegen::InnerAccess::contiguous};
-    spec.expression.outputs = {expression(c.name, input)};
+    if (c.binary) {
+      spec.inputs.push_back(input2);
+      spec.access.push_back(codegen::InnerAccess::contiguous);
+    }
+    spec.expression.outputs = {expression(c.name, input, input2)};
     codegen::KernelHandle kernel = codegen::compile_loop_kernel(jit, spec);
     codegen::LoopArgs args{};
     args.rank = 1;
     args.shape[0] = n;
-    const void* inputs[1] = {x.data()};
-    std::int64_t strides[codegen::kMaxLoopRank] = {1};
+    const void* inputs[2] = {x.data(), x2.data()};
+    std::int64_t strides[2 * codegen::kMaxLoopRank] = {1};
+    strides[codegen::kMaxLoopRank] = 1;
     void* outputs[1] = {kernel_y.data()};
     args.inputs = inputs;
     args.input_strides = strides;
@@ -73,8 +88,8 @@ int main(int argc, char** argv) {
                        kernel->as<codegen::LoopFunction>()(&args, 0, n);
                        return static_cast<const float*>(kernel_y.data());
                      }, {}});
-    for (auto& peer : bench::library_peers(c.name, x, y)) peers.push_back(std::move(peer));
-    bench::measure_and_print_row(c, x, peers, runs, numpy);
+    for (auto& peer : bench::library_peers(c.name, x, x2, y)) peers.push_back(std::move(peer));
+    bench::measure_and_print_row(c, x, x2, peers, runs, numpy);
   }
   return 0;
 }

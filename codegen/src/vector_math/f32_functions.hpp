@@ -53,4 +53,14 @@ llvm::Value* softplus(MathBuilder& m, llvm::Value* x);
 // f32_erf.cpp
 llvm::Value* erf(MathBuilder& m, llvm::Value* x);
 
+// f32_gelu.cpp (the erf form; the ops.def constant 1/sqrt 2 rounded to f32)
+llvm::Value* gelu(MathBuilder& m, llvm::Value* x);
+
+// f32_pow.cpp (C99 Annex F's special cases, as glibc's powf)
+llvm::Value* pow(MathBuilder& m, llvm::Value* x, llvm::Value* y);
+
+// f32_trig.cpp (beyond |x| = 2^20 through the f64 sin and cos of functions.hpp)
+llvm::Value* sin(MathBuilder& m, llvm::Value* x);
+llvm::Value* cos(MathBuilder& m, llvm::Value* x);
+
 }  // namespace tensorjit::codegen::vector_math::f32

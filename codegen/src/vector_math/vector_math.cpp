@@ -52,6 +52,10 @@ llvm::Value* emit_native_f32(MathBuilder& m, Op op, std::span<llvm::Value* const
     case Op::silu: return f32::silu(m, x[0]);
     case Op::gelu_tanh: return f32::gelu_tanh(m, x[0]);
     case Op::softplus: return f32::softplus(m, x[0]);
+    case Op::sin: return f32::sin(m, x[0]);
+    case Op::cos: return f32::cos(m, x[0]);
+    case Op::gelu: return f32::gelu(m, x[0]);
+    case Op::pow: return f32::pow(m, x[0], x[1]);
     default: return nullptr;
   }
 }

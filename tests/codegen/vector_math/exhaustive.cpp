@@ -4,9 +4,10 @@
 // default suite (ctest label `exhaustive`; scripts/setup.sh runs ctest with -LE exhaustive):
 //   ctest --test-dir build -L exhaustive --output-on-failure
 // Two threads share the inputs; the op list is vector_math_bounds.hpp's, one subcase per op
-// (-sc=exp,tanh runs those alone).
+// (-sc=exp,tanh runs those alone). pow, of two arguments, gets dense sweeps instead (below).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -39,23 +40,67 @@ codegen::testing::WorstError scan(const codegen::testing::OpKernel<float>& kerne
   return worst;
 }
 
+// pow over two dense sweeps, each pair against the double reference:
+//   - x over every 16th bit pattern (every sign, binade, NaN, inf, subnormal), each with three y:
+//     y = target / log|x| for a target stepping through [-110, 95] (results from underflow to
+//     overflow, thresholds included), that y rounded to an integer (odd and even, for negative x)
+//     and to a half-integer;
+//   - y over every 64th bit pattern against eight bases (both signs, near 1, large and small).
+codegen::testing::WorstError pow_sweep(const codegen::testing::OpKernel<float>& kernel,
+                                       std::uint64_t first, std::uint64_t last) {
+  codegen::testing::WorstError worst;
+  std::vector<float> x, y;
+  auto flush = [&] {
+    const auto chunk = codegen::testing::measure(kernel, ir::Op::pow, x, y);
+    worst.add(chunk.ulp, chunk.x, chunk.y);
+    x.clear();
+    y.clear();
+  };
+  auto push = [&](float a, float b) {
+    x.push_back(a);
+    y.push_back(b);
+    if (x.size() == kChunk) flush();
+  };
+  constexpr float kBases[] = {0.5f, -2.0f, 3.0f, -0.75f, 1.0000001f, 0.99999994f, 1e-30f, -7.5e20f};
+  for (std::uint64_t bits = first; bits < last; ++bits) {
+    float value;
+    const auto word = static_cast<std::uint32_t>(bits);
+    std::memcpy(&value, &word, sizeof value);
+    if (bits % 16 == 0) {
+      const double target = -110.0 + 205.0 * static_cast<double>((bits >> 4) % 4099) / 4098.0;
+      const double exponent = target / std::log(std::fabs(static_cast<double>(value)));
+      push(value, static_cast<float>(exponent));
+      push(value, static_cast<float>(std::round(exponent)));
+      push(value, static_cast<float>(std::round(exponent * 2) / 2));
+    }
+    if (bits % 64 == 0) push(kBases[(bits >> 6) % 8], value);
+  }
+  if (!x.empty()) flush();
+  return worst;
+}
+
 }  // namespace
 
-TEST_CASE("vector math f32: all 2^32 inputs of every unary op are within the bounds") {
+TEST_CASE("vector math f32: all 2^32 inputs of every unary op (pow: dense sweeps) are within the bounds") {
   codegen::Jit jit;
   for (ir::Op op : codegen::testing::vector_math_ops()) {
-    if (op == ir::Op::pow) continue;
     SUBCASE(std::string(ir::op_name(op)).c_str()) {
       codegen::testing::OpKernel<float> kernel(jit, op);
+      const bool pow = op == ir::Op::pow;
+      auto sweep = [&](std::uint64_t first, std::uint64_t last) {
+        return pow ? pow_sweep(kernel, first, last) : scan(kernel, op, first, last);
+      };
       codegen::testing::WorstError halves[2];
-      std::thread second([&] { halves[1] = scan(kernel, op, kInputs / 2, kInputs); });
-      halves[0] = scan(kernel, op, 0, kInputs / 2);
+      std::thread second([&] { halves[1] = sweep(kInputs / 2, kInputs); });
+      halves[0] = sweep(0, kInputs / 2);
       second.join();
       codegen::testing::WorstError worst = halves[0];
-      worst.add(halves[1].ulp, halves[1].x);
+      worst.add(halves[1].ulp, halves[1].x, halves[1].y);
       const double bound = codegen::testing::ulp_bound(op, DType::f32);
-      std::printf("f32 %-10s max %.4f ulp at x = %a (%.9g), bound %g\n",
-                  std::string(ir::op_name(op)).c_str(), worst.ulp, worst.x, worst.x, bound);
+      std::printf("f32 %-10s max %.4f ulp at x = %a (%.9g)", std::string(ir::op_name(op)).c_str(),
+                  worst.ulp, worst.x, worst.x);
+      if (pow) std::printf(" y = %a (%.9g)", worst.y, worst.y);
+      std::printf(", bound %g\n", bound);
       std::fflush(stdout);
       CHECK(worst.ulp <= bound);
     }

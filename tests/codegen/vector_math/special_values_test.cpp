@@ -116,7 +116,9 @@ template <typename T> void check_pow_specials(codegen::Jit& jit) {
   const std::vector<T> values = {limits::quiet_NaN(), limits::infinity(), -limits::infinity(),
                                  T(0), T(-0.0), T(1), T(-1), T(0.5), T(-0.5), T(2), T(-2), T(3),
                                  T(-3), T(-3.5), T(0.25), limits::denorm_min(), limits::max(),
-                                 -limits::max(), limits::min(), T(1e-3), T(1000), T(-1000)};
+                                 -limits::max(), limits::min(), T(1e-3), T(1000), T(-1000),
+                                 // the largest odd integer of f32 and the even ones beyond it
+                                 T(16777215), T(-16777215), T(0x1p24), T(-16777218)};
   std::vector<T> x, y;
   for (T a : values)
     for (T b : values) {
