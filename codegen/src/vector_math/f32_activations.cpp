@@ -43,29 +43,30 @@ llvm::Value* corrected_quotient(MathBuilder& m, llvm::Value* n_hi, llvm::Value* 
   return m.select(m.less(m.abs(quotient), m.real(kInfinity)), corrected, quotient);
 }
 
-// e = (hi + lo) 2^k <= 1 rounded to f32, and 1 + e as an exact pair (Fast2Sum).
+// e = (1 + p) 2^k <= 1 rounded to f32, and 1 + e as an exact pair (Fast2Sum).
 struct OnePlusExp {
   DoubleDouble sum;
   llvm::Value* e;
 };
 
-// e = round(hi + lo) 2^k, exact as k in [-60, 0] keeps it normal.
+// e = round(1 + p) 2^k, exact as k in [-60, 0] keeps it normal.
 OnePlusExp one_plus_exp(MathBuilder& m, const ExpParts& parts) {
   auto& b = m.ir();
   llvm::Value* lowest = m.integer(kDenominatorLowestExponent);
   llvm::Value* k = b.CreateSelect(b.CreateICmpSLT(parts.k, lowest), lowest, parts.k);
   llvm::Value* lowest_real = m.real(kDenominatorLowestExponent);
   llvm::Value* k_real = m.select(m.less(parts.k_real, lowest_real), lowest_real, parts.k_real);
-  llvm::Value* e = m.scale_by_power_of_two(m.add(parts.hi, parts.lo), k, k_real);
+  llvm::Value* e = m.scale_by_power_of_two(m.add(m.real(1.0), parts.p), k, k_real);
   return {m.fast_two_sum(m.real(1.0), e), e};
 }
 
 // x sigmoid(a + a_lo) (x == nullptr: sigmoid(a); a_lo == nullptr: 0; |a_lo| < 2^-20 |a|). With
-// e = exp(-|a + a_lo|) = (hi + lo) 2^k <= 1:
-//   a >= 0:  x / (1 + e)          a < 0:  (x (hi + lo) / (1 + e)) 2^k
+// e = exp(-|a + a_lo|) = (1 + p) 2^k <= 1:
+//   a >= 0:  x / (1 + e)          a < 0:  (x (1 + p) / (1 + e)) 2^k
 // so exp never overflows and the negative side keeps its relative accuracy down into the
-// subnormals (2^k applied last, by two exact-or-final products). x (hi + lo) is an FMA product
-// pair. Lanes with a below kSigmoidLowest give x * 0 (NaN for x = -inf, as the ops.def formula).
+// subnormals (2^k applied last, by two exact-or-final products). 1 + p is a Fast2Sum pair (its
+// head is the one e is scaled from, so a kernel with sigmoid and tanh forms it once), x (1 + p)
+// an FMA product pair. Lanes with a below kSigmoidLowest give x * 0 (NaN for x = -inf, as the ops.def formula).
 llvm::Value* times_sigmoid(MathBuilder& m, llvm::Value* x, llvm::Value* a, llvm::Value* a_lo) {
   auto& b = m.ir();
   llvm::Value* positive = m.greater_equal(a, m.real(0.0));
@@ -73,12 +74,13 @@ llvm::Value* times_sigmoid(MathBuilder& m, llvm::Value* x, llvm::Value* a, llvm:
   ExpParts e = exp_parts(m, m.neg(m.abs(a)), minus_abs_lo, kSigmoidLowest, true);
   OnePlusExp denominator = one_plus_exp(m, e);
   llvm::Value* one = m.real(1.0);
-  llvm::Value* numerator_hi = e.hi;
-  llvm::Value* numerator_lo = e.lo;
+  DoubleDouble one_plus_p = m.fast_two_sum(one, e.p);  // |p| < 0.42
+  llvm::Value* numerator_hi = one_plus_p.hi;
+  llvm::Value* numerator_lo = one_plus_p.lo;
   if (x != nullptr) {
-    DoubleDouble product = m.two_product(x, e.hi);
+    DoubleDouble product = m.two_product(x, one_plus_p.hi);
     numerator_hi = product.hi;
-    numerator_lo = m.fma(x, e.lo, product.lo);
+    numerator_lo = m.fma(x, one_plus_p.lo, product.lo);
   }
   numerator_hi = m.select(positive, x == nullptr ? one : x, numerator_hi);
   numerator_lo = m.select(positive, m.real(0.0), numerator_lo);
