@@ -1,8 +1,9 @@
 // tanh, sigmoid, silu, gelu_tanh and softplus in native f32, built on f32_exp.cpp. The first four
 // are quotients over 1 + e, e = exp(-y) <= 1 rounded to f32 and 1 + e an exact Fast2Sum pair, so
-// the result carries e's rounding damped by the quotient's derivative. sigmoid, silu and gelu_tanh take their
-// numerator from exp's unrounded parts and correct the quotient by its exact residual; tanh trades
-// both for speed (its own comment). softplus is log1p of exp as a pair (f32_log.cpp).
+// the result carries e's rounding damped by the quotient's derivative. silu and gelu_tanh take
+// their numerator from exp's unrounded parts and correct the quotient by its exact residual;
+// sigmoid corrects the quotient but takes e rounded as its numerator, tanh trades both for speed
+// (their own comments). softplus is log1p of exp as a pair (f32_log.cpp).
 // Measured bounds: docs/vector_math.md.
 #include "f32_functions.hpp"
 #include "functions.hpp"
@@ -23,9 +24,6 @@ constexpr double kTanhPolynomialLimit = 0.875;
 // from a = -109: e = exp(-|a|) is clamped at -120 and the clamped lanes give 0 (times x). tanh
 // takes exp(-|x|) with the same clamp, so that both share one evaluation.
 constexpr double kSigmoidLowest = -120.0;
-// 1 + e with e below 2^-60 is 1 + 2^-60 for any purpose: the denominator's e is clamped there
-// (2^k stays normal).
-constexpr int kDenominatorLowestExponent = -60;
 
 // n / d for n = n_hi + n_lo (n_lo == nullptr: 0; the pair need not be normalised) and a
 // normalised pair d: one division, and the quotient corrected once by its exact residual (FMA),
@@ -43,24 +41,19 @@ llvm::Value* corrected_quotient(MathBuilder& m, llvm::Value* n_hi, llvm::Value* 
   return m.select(m.less(m.abs(quotient), m.real(kInfinity)), corrected, quotient);
 }
 
-// e = (1 + p) 2^k <= 1 rounded to f32, and 1 + e as an exact pair (Fast2Sum).
+// e = (1 + p) 2^k <= 1 rounded to f32 (exp's result: exact scaling while e is normal, rounded
+// once more in the subnormals, 0 for the clamped lanes), and 1 + e as an exact pair (Fast2Sum).
 struct OnePlusExp {
   DoubleDouble sum;
   llvm::Value* e;
 };
 
-// e = round(1 + p) 2^k, exact as k in [-60, 0] keeps it normal.
 OnePlusExp one_plus_exp(MathBuilder& m, const ExpParts& parts) {
-  auto& b = m.ir();
-  llvm::Value* lowest = m.integer(kDenominatorLowestExponent);
-  llvm::Value* k = b.CreateSelect(b.CreateICmpSLT(parts.k, lowest), lowest, parts.k);
-  llvm::Value* lowest_real = m.real(kDenominatorLowestExponent);
-  llvm::Value* k_real = m.select(m.less(parts.k_real, lowest_real), lowest_real, parts.k_real);
-  llvm::Value* e = m.scale_by_power_of_two(m.add(m.real(1.0), parts.p), k, k_real);
+  llvm::Value* e = scale(m, parts);
   return {m.fast_two_sum(m.real(1.0), e), e};
 }
 
-// x sigmoid(a + a_lo) (x == nullptr: sigmoid(a); a_lo == nullptr: 0; |a_lo| < 2^-20 |a|). With
+// x sigmoid(a + a_lo) (a_lo == nullptr: 0; |a_lo| < 2^-20 |a|). With
 // e = exp(-|a + a_lo|) = (1 + p) 2^k <= 1:
 //   a >= 0:  x / (1 + e)          a < 0:  (x (1 + p) / (1 + e)) 2^k
 // so exp never overflows and the negative side keeps its relative accuracy down into the
@@ -73,24 +66,16 @@ llvm::Value* times_sigmoid(MathBuilder& m, llvm::Value* x, llvm::Value* a, llvm:
   llvm::Value* minus_abs_lo = a_lo == nullptr ? nullptr : m.select(positive, m.neg(a_lo), a_lo);
   ExpParts e = exp_parts(m, m.neg(m.abs(a)), minus_abs_lo, kSigmoidLowest, true);
   OnePlusExp denominator = one_plus_exp(m, e);
-  llvm::Value* one = m.real(1.0);
-  DoubleDouble one_plus_p = m.fast_two_sum(one, e.p);  // |p| < 0.42
-  llvm::Value* numerator_hi = one_plus_p.hi;
-  llvm::Value* numerator_lo = one_plus_p.lo;
-  if (x != nullptr) {
-    DoubleDouble product = m.two_product(x, one_plus_p.hi);
-    numerator_hi = product.hi;
-    numerator_lo = m.fma(x, one_plus_p.lo, product.lo);
-  }
-  numerator_hi = m.select(positive, x == nullptr ? one : x, numerator_hi);
-  numerator_lo = m.select(positive, m.real(0.0), numerator_lo);
-  llvm::Value* quotient =
-      corrected_quotient(m, numerator_hi, numerator_lo, denominator.sum, x != nullptr);
+  DoubleDouble one_plus_p = m.fast_two_sum(m.real(1.0), e.p);  // |p| < 0.42
+  DoubleDouble product = m.two_product(x, one_plus_p.hi);
+  llvm::Value* numerator_hi = m.select(positive, x, product.hi);
+  llvm::Value* numerator_lo =
+      m.select(positive, m.real(0.0), m.fma(x, one_plus_p.lo, product.lo));
+  llvm::Value* quotient = corrected_quotient(m, numerator_hi, numerator_lo, denominator.sum, true);
   llvm::Value* k = b.CreateSelect(positive, m.integer(0), e.k);
   llvm::Value* k_real = m.select(positive, m.real(0.0), e.k_real);
   llvm::Value* result = m.scale_by_power_of_two(quotient, k, k_real);
-  // sigmoid's clamped lanes are 0 already (2^k <= 2^-173); x * 0 is NaN for x = -inf.
-  if (x == nullptr) return result;
+  // x * 0 is NaN for x = -inf.
   llvm::Value* vanishing = m.less(a, m.real(kSigmoidLowest));
   return m.select(vanishing, m.mul(x, m.real(0.0)), result);
 }
@@ -100,12 +85,12 @@ llvm::Value* times_sigmoid(MathBuilder& m, llvm::Value* x, llvm::Value* a, llvm:
 // tanh(|x|): below 0.875 |x| + |x|^3 p(x^2), p of degree 6 (near-minimax, 2^-30.3 relative;
 // scripts/vector_math_f32_fit.py). Above, 1 - q with q = 2e / (1 + e) <= 0.296 and
 // e = exp(-2|x|) = h^2, h = exp(-|x|) rounded to f32 exactly as sigmoid(x) forms it (exp's parts of
-// -|x| with sigmoid's clamp, one_plus_exp's scaling), so a kernel with both evaluates one exp.
+// -|x| with sigmoid's clamp, exp's scaling), so a kernel with both evaluates one exp.
 // h^2 rounded is within 1.5 ulp of e (3 2^-24 relative), which moves q by 0.19 2^-22 at most: the
 // worst tanh over all f32 is 1.51 ulp (1.26 with the separate exp(-2|x|) reduction used before);
 // carrying the squared parts exactly instead costs 4% of W2's time and 10% of tanh's
-// (vecmath_kernels in cache). For |x| above 41.6 h is
-// clamped near 2^-60 and 1 - q rounds to 1. 1 + e is a Fast2Sum pair; the quotient by its head is
+// (vecmath_kernels in cache). For |x| above 52 h^2 is below 2^-150 (0, or 0 for the clamped
+// lanes) and 1 - q is 1. 1 + e is a Fast2Sum pair; the quotient by its head is
 // corrected for its tail by one FMA (q (1 - d_lo / d_hi) with d_hi taken as 1: off by 2^-26 q at
 // most). The sign is copied back (tanh(-0) == -0, NaN stays NaN).
 llvm::Value* tanh(MathBuilder& m, llvm::Value* x) {
@@ -134,8 +119,19 @@ llvm::Value* softplus(MathBuilder& m, llvm::Value* x) {
   return m.select(m.greater(x, m.real(ir::kSoftplusThreshold<float>)), x, smooth);
 }
 
-// sigmoid(x) = 1 / (1 + exp(-x)), the ops.def definition.
-llvm::Value* sigmoid(MathBuilder& m, llvm::Value* x) { return times_sigmoid(m, nullptr, x, nullptr); }
+// sigmoid(x) = 1 / (1 + exp(-x)), the ops.def definition, as n / (1 + e) with e = exp(-|x|) and
+// n = 1 (x >= 0) or e (x < 0). e enters the quotient rounded (exp's result), so the negative side
+// carries e's error (within exp's bound) damped by 1 / (1 + e), on top of the quotient's half
+// ulp. Unlike times_sigmoid's negative side there is no numerator pair and no scaling after the
+// quotient: in cache sigmoid 0.288 -> 0.215 ns, W2 0.570 -> 0.510 (vecmath_kernels, builds
+// alternated), for 0.87 -> 1.36 ulp on the dense sample. Subnormal results are e rounded to the
+// subnormals (1 + e is 1 there); lanes below kSigmoidLowest give 0.
+llvm::Value* sigmoid(MathBuilder& m, llvm::Value* x) {
+  OnePlusExp denominator =
+      one_plus_exp(m, exp_parts(m, m.neg(m.abs(x)), nullptr, kSigmoidLowest, true));
+  llvm::Value* numerator = m.select(m.greater_equal(x, m.real(0.0)), m.real(1.0), denominator.e);
+  return corrected_quotient(m, numerator, nullptr, denominator.sum, false);
+}
 
 // silu(x) = x / (1 + exp(-x)); silu(-inf) is NaN as in that formula, and a zero keeps its sign.
 llvm::Value* silu(MathBuilder& m, llvm::Value* x) {
