@@ -45,9 +45,16 @@ Reduced reduce(MathBuilder& m, llvm::Value* x) {
   llvm::Value* k = b.CreateSIToFP(
       b.CreateSub(exponent, b.CreateSelect(subnormal, m.integer(23), m.integer(0))), m.real_type());
   llvm::Value* f = m.sub(mantissa, m.real(1.0));
-  llvm::Value* p = m.polynomial(f, {0x1.555554p-2, -0x1.000226p-2, 0x1.99a01ep-3, -0x1.54728cp-3,
-                                    0x1.22d8f8p-3, -0x1.0d81f2p-3, 0x1.05602ep-3, -0x1.38cf2p-4});
-  llvm::Value* cube_part = m.mul(m.mul(m.mul(f, f), f), p);
+  // p by Estrin's scheme, (c0 + c1 f) + f^2 (c2 + c3 f) + f^4 ((c4 + c5 f) + f^2 (c6 + c7 f)):
+  // one multiplication more than Horner's rule, three FMAs deep instead of seven (log in cache
+  // 0.231 -> 0.218 ns, vecmath_kernels).
+  llvm::Value* f2 = m.mul(f, f);
+  llvm::Value* f4 = m.mul(f2, f2);
+  auto pair = [&](double c, double c_next) { return m.fma(f, m.real(c_next), m.real(c)); };
+  llvm::Value* low = m.fma(f2, pair(0x1.99a01ep-3, -0x1.54728cp-3), pair(0x1.555554p-2, -0x1.000226p-2));
+  llvm::Value* high = m.fma(f2, pair(0x1.05602ep-3, -0x1.38cf2p-4), pair(0x1.22d8f8p-3, -0x1.0d81f2p-3));
+  llvm::Value* p = m.fma(f4, high, low);
+  llvm::Value* cube_part = m.mul(m.mul(f2, f), p);
   // -f^2 / 2 = f (-f / 2), exact inside the FMA: the tail is rounded once.
   return {k, f, m.fma(f, m.mul(m.real(-0.5), f), cube_part)};
 }
