@@ -100,10 +100,10 @@ llvm::Value* times_sigmoid(MathBuilder& m, llvm::Value* x, llvm::Value* a, llvm:
 // e = exp(-2|x|) = h^2, h = exp(-|x|) rounded to f32 exactly as sigmoid(x) forms it (exp's parts of
 // -|x| with sigmoid's clamp, exp's scaling), so a kernel with both evaluates one exp.
 // h^2 rounded is within 1.5 ulp of e (3 2^-24 relative), which moves q by 0.19 2^-22 at most: the
-// worst tanh over all f32 is 1.51 ulp (1.26 with the separate exp(-2|x|) reduction used before);
-// carrying the squared parts exactly instead costs 4% of W2's time and 10% of tanh's
-// (vecmath_kernels in cache). For |x| above 52 h^2 is below 2^-150 (0, or 0 for the clamped
-// lanes) and 1 - q is 1. 1 + e is a Fast2Sum pair; the quotient by its head is
+// worst tanh over all f32 is 1.54 ulp (1.51 before exp's p was rounded once; 1.26 with the
+// separate exp(-2|x|) reduction used before); carrying the squared parts exactly instead costs
+// 4% of W2's time and 10% of tanh's (vecmath_kernels in cache). For |x| above 52 h^2 is below
+// 2^-150 (0, or 0 for the clamped lanes) and 1 - q is 1. 1 + e is a Fast2Sum pair; the quotient by its head is
 // corrected for its tail by one FMA (q (1 - d_lo / d_hi) with d_hi taken as 1: off by 2^-26 q at
 // most). The sign is copied back (tanh(-0) == -0, NaN stays NaN).
 llvm::Value* tanh(MathBuilder& m, llvm::Value* x) {
