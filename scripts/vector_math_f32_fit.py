@@ -193,7 +193,7 @@ if __name__ == "__main__":
     constants()
     exp_fit()
     log_fit()
-    tanh_fit(0.875, 7)
+    tanh_fit(0.875, 6)
     erf_small_fit(1.0)
     erfc_fit(1.0, 4.0, 15, 2.25)
     sin_fit(0.83, 3)

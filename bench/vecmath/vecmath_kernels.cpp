@@ -2,9 +2,14 @@
 // API on buffers allocated once, as the libm and libmvec loops are, so that the per-eval costs of
 // the runtime (a fresh 64 MiB output) do not hide the vector math. Same cases, inputs, peers
 // (glibc's libm, libmvec AVX2 and AVX-512, NumPy) and medians of interleaved runs, one thread.
+// Two rows have no peer and are here for the activations' own cost: sigmoid, and gelu_tanh (the
+// epilogue of bench/epilogues), over [-9, 9]. `--cases` keeps the named rows only.
 //
 //   taskset -c 0 build/bench/vecmath/vecmath_kernels [--runs 9] [--elements N] [--no-numpy]
+//       [--cases exp,w2,...]
+#include <cmath>
 #include <cstdio>
+#include <sstream>
 #include <string>
 
 #include <tensorjit/codegen/loop_kernel.hpp>
@@ -34,9 +39,31 @@ ir::NodePtr expression(const std::string& name, const ir::NodePtr& x, const ir::
   if (name == "cos") return unary(ir::Op::cos, x);
   if (name == "gelu") return unary(ir::Op::gelu, x);
   if (name == "pow") return ir::Node::make(ir::Op::pow, {x, x2});
+  if (name == "sigmoid") return unary(ir::Op::sigmoid, x);
+  if (name == "gelu_tanh") return unary(ir::Op::gelu_tanh, x);
   auto product = ir::Node::make(ir::Op::mul, {unary(ir::Op::tanh, x), unary(ir::Op::sigmoid, x)});
   auto gaussian = unary(ir::Op::exp, unary(ir::Op::neg, ir::Node::make(ir::Op::mul, {x, x})));
   return ir::Node::make(ir::Op::add, {product, gaussian});
+}
+
+// The peer cases, then the kernel-only ones. gelu_tanh's reference is its ops.def formula in
+// double with the f32 constants of the op's definition.
+std::vector<bench::PeerCase> kernel_cases() {
+  std::vector<bench::PeerCase> cases = bench::peer_cases();
+  cases.push_back({"sigmoid", -9, 9, false, [](double x, double) { return 1 / (1 + std::exp(-x)); }});
+  cases.push_back({"gelu_tanh", -9, 9, false, [](double x, double) {
+                     const double c1 = ir::kSqrt2OverPi<float>, c2 = ir::kGeluTanhCubic<float>;
+                     return x / (1 + std::exp(-2 * c1 * (x + c2 * x * x * x)));
+                   }});
+  return cases;
+}
+
+bool wanted(const std::string& cases, const std::string& name) {
+  if (cases.empty()) return true;
+  std::istringstream list(cases);
+  for (std::string item; std::getline(list, item, ',');)
+    if (item == name) return true;
+  return false;
 }
 
 }  // namespace
@@ -45,17 +72,20 @@ int main(int argc, char** argv) {
   int runs = 9;
   std::int64_t n = std::int64_t{16} << 20;
   bool numpy_wanted = true;
+  std::string cases;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (flag == "--no-numpy") numpy_wanted = false;
     else if (flag == "--runs" && i + 1 < argc) runs = std::stoi(argv[++i]);
     else if (flag == "--elements" && i + 1 < argc) n = std::stoll(argv[++i]) / 16 * 16;
+    else if (flag == "--cases" && i + 1 < argc) cases = argv[++i];
     else std::fprintf(stderr, "ignored argument %s\n", argv[i]);
   }
   const auto numpy = numpy_wanted ? bench::run_numpy(n, runs) : std::map<std::string, double>{};
   codegen::Jit jit;
   bench::print_table_header(n, runs, "tensorjit kernel");
-  for (const bench::PeerCase& c : bench::peer_cases()) {
+  for (const bench::PeerCase& c : kernel_cases()) {
+    if (!wanted(cases, c.name)) continue;
     std::vector<float> x = bench::peer_inputs(c, n);
     std::vector<float> x2 = bench::peer_second_inputs(c, n);
     std::vector<float> y(x.size()), kernel_y(x.size());

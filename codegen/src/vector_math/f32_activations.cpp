@@ -1,11 +1,11 @@
 // tanh, sigmoid, silu, gelu_tanh and softplus in native f32, built on f32_exp.cpp. The first four
 // are quotients over 1 + e, e = exp(-y) <= 1 rounded to f32 and 1 + e an exact Fast2Sum pair, so
-// the result carries e's rounding damped by the quotient's derivative. sigmoid, silu and gelu_tanh take their
-// numerator from exp's unrounded parts and correct the quotient by its exact residual; tanh trades
-// both for speed (its own comment). softplus is log1p of exp as a pair (f32_log.cpp).
+// the result carries e's rounding damped by the quotient's derivative. silu and gelu_tanh take
+// their numerator from exp's unrounded parts and correct the quotient by its exact residual;
+// sigmoid corrects the quotient but takes e rounded as its numerator, tanh trades both for speed
+// (their own comments). softplus is log1p of exp as a pair (f32_log.cpp).
 // Measured bounds: docs/vector_math.md.
 #include "f32_functions.hpp"
-#include "functions.hpp"
 
 #include <limits>
 
@@ -23,95 +23,94 @@ constexpr double kTanhPolynomialLimit = 0.875;
 // from a = -109: e = exp(-|a|) is clamped at -120 and the clamped lanes give 0 (times x). tanh
 // takes exp(-|x|) with the same clamp, so that both share one evaluation.
 constexpr double kSigmoidLowest = -120.0;
-// 1 + e with e below 2^-60 is 1 + 2^-60 for any purpose: the denominator's e is clamped there
-// (2^k stays normal).
-constexpr int kDenominatorLowestExponent = -60;
 
 // n / d for n = n_hi + n_lo (n_lo == nullptr: 0; the pair need not be normalised) and a
 // normalised pair d: one division, and the quotient corrected once by its exact residual (FMA),
-// so it is within about 0.5 ulp of the exact quotient of the pairs. With `may_be_infinite`, an
-// infinite quotient is returned as it is (its residual would be NaN).
+// so it is within about 0.5 ulp of the exact quotient of the pairs. With n_lo, the residual's
+// small terms (n_lo - q d_lo) are formed beside its exact main term, one addition after it rather
+// than two dependent operations; without n_lo one FMA is cheaper (sigmoid in cache 0.226 against
+// 0.234 ns with the split form).
+// An infinite n gives NaN (the residual is inf - inf): callers select.
 llvm::Value* corrected_quotient(MathBuilder& m, llvm::Value* n_hi, llvm::Value* n_lo,
-                                DoubleDouble d, bool may_be_infinite) {
+                                DoubleDouble d) {
   llvm::Value* inverse = m.div(m.real(1.0), d.hi);
   llvm::Value* quotient = m.mul(n_hi, inverse);
-  llvm::Value* residual = m.fma(m.neg(quotient), d.hi, n_hi);  // exact
-  if (n_lo != nullptr) residual = m.add(residual, n_lo);
-  residual = m.fma(m.neg(quotient), d.lo, residual);
-  llvm::Value* corrected = m.fma(residual, inverse, quotient);
-  if (!may_be_infinite) return corrected;
-  return m.select(m.less(m.abs(quotient), m.real(kInfinity)), corrected, quotient);
+  llvm::Value* minus_quotient = m.neg(quotient);
+  llvm::Value* residual = m.fma(minus_quotient, d.hi, n_hi);  // exact
+  residual = n_lo == nullptr ? m.fma(minus_quotient, d.lo, residual)
+                             : m.add(residual, m.fma(minus_quotient, d.lo, n_lo));
+  return m.fma(residual, inverse, quotient);
 }
 
-// e = (hi + lo) 2^k <= 1 rounded to f32, and 1 + e as an exact pair (Fast2Sum).
+// e = (1 + p) 2^k <= 1 rounded to f32 (exp's result: exact scaling while e is normal, rounded
+// once more in the subnormals, 0 for the clamped lanes), and 1 + e as an exact pair (Fast2Sum).
 struct OnePlusExp {
   DoubleDouble sum;
   llvm::Value* e;
 };
 
-// e = round(hi + lo) 2^k, exact as k in [-60, 0] keeps it normal.
 OnePlusExp one_plus_exp(MathBuilder& m, const ExpParts& parts) {
-  auto& b = m.ir();
-  llvm::Value* lowest = m.integer(kDenominatorLowestExponent);
-  llvm::Value* k = b.CreateSelect(b.CreateICmpSLT(parts.k, lowest), lowest, parts.k);
-  llvm::Value* lowest_real = m.real(kDenominatorLowestExponent);
-  llvm::Value* k_real = m.select(m.less(parts.k_real, lowest_real), lowest_real, parts.k_real);
-  llvm::Value* e = m.scale_by_power_of_two(m.add(parts.hi, parts.lo), k, k_real);
+  llvm::Value* e = scale(m, parts);
   return {m.fast_two_sum(m.real(1.0), e), e};
 }
 
-// x sigmoid(a + a_lo) (x == nullptr: sigmoid(a); a_lo == nullptr: 0; |a_lo| < 2^-20 |a|). With
-// e = exp(-|a + a_lo|) = (hi + lo) 2^k <= 1:
-//   a >= 0:  x / (1 + e)          a < 0:  (x (hi + lo) / (1 + e)) 2^k
+// x sigmoid(a + a_lo) (a_lo == nullptr: 0; |a_lo| < 2^-20 |a|). With e = exp(-|a|) =
+// (1 + p) 2^k <= 1:
+//   a >= 0:  x / (1 + e)          a < 0:  (x (1 + p) / (1 + e)) 2^k
 // so exp never overflows and the negative side keeps its relative accuracy down into the
-// subnormals (2^k applied last, by two exact-or-final products). x (hi + lo) is an FMA product
-// pair. Lanes with a below kSigmoidLowest give x * 0 (NaN for x = -inf, as the ops.def formula).
+// subnormals (2^k applied last, one rounding there). Scaling x by 2^k first instead (beside
+// exp's polynomial, off the chain) was 2% faster for gelu_tanh but rounded subnormal results
+// three times: 2.05 ulp at gelu_tanh(-10.108) over all f32. 1 + p is a Fast2Sum pair (its head is
+// the one e is scaled from), x (1 + p) an FMA product pair. a_lo enters as the factor
+// exp(-|a_lo|...) = 1 + m_lo of both e's (an FMA each on the numerator's and the denominator's
+// low parts, off exp's chain). Lanes with a below kSigmoidLowest give x * 0 (NaN for x = -inf,
+// as the ops.def formula), x = +inf gives +inf.
 llvm::Value* times_sigmoid(MathBuilder& m, llvm::Value* x, llvm::Value* a, llvm::Value* a_lo) {
   auto& b = m.ir();
   llvm::Value* positive = m.greater_equal(a, m.real(0.0));
-  llvm::Value* minus_abs_lo = a_lo == nullptr ? nullptr : m.select(positive, m.neg(a_lo), a_lo);
-  ExpParts e = exp_parts(m, m.neg(m.abs(a)), minus_abs_lo, kSigmoidLowest, true);
+  ExpParts e = exp_parts(m, m.neg(m.abs(a)), nullptr, kSigmoidLowest, true);
   OnePlusExp denominator = one_plus_exp(m, e);
-  llvm::Value* one = m.real(1.0);
-  llvm::Value* numerator_hi = e.hi;
-  llvm::Value* numerator_lo = e.lo;
-  if (x != nullptr) {
-    DoubleDouble product = m.two_product(x, e.hi);
-    numerator_hi = product.hi;
-    numerator_lo = m.fma(x, e.lo, product.lo);
-  }
-  numerator_hi = m.select(positive, x == nullptr ? one : x, numerator_hi);
-  numerator_lo = m.select(positive, m.real(0.0), numerator_lo);
-  llvm::Value* quotient =
-      corrected_quotient(m, numerator_hi, numerator_lo, denominator.sum, x != nullptr);
   llvm::Value* k = b.CreateSelect(positive, m.integer(0), e.k);
   llvm::Value* k_real = m.select(positive, m.real(0.0), e.k_real);
-  llvm::Value* result = m.scale_by_power_of_two(quotient, k, k_real);
-  // sigmoid's clamped lanes are 0 already (2^k <= 2^-173); x * 0 is NaN for x = -inf.
-  if (x == nullptr) return result;
+  DoubleDouble one_plus_p = m.fast_two_sum(m.real(1.0), e.p);  // |p| < 0.42
+  DoubleDouble product = m.two_product(x, one_plus_p.hi);
+  llvm::Value* product_lo = m.fma(x, one_plus_p.lo, product.lo);
+  DoubleDouble d = denominator.sum;
+  if (a_lo != nullptr) {
+    // exp(-|a + a_lo|) = e (1 + m_lo) to a_lo^2, m_lo = -a_lo or a_lo by a's sign.
+    llvm::Value* minus_abs_lo = m.select(positive, m.neg(a_lo), a_lo);
+    product_lo = m.fma(product.hi, minus_abs_lo, product_lo);
+    d.lo = m.fma(denominator.e, minus_abs_lo, d.lo);
+  }
+  llvm::Value* numerator_hi = m.select(positive, x, product.hi);
+  llvm::Value* numerator_lo = m.select(positive, m.real(0.0), product_lo);
+  llvm::Value* quotient =
+      m.scale_by_power_of_two(corrected_quotient(m, numerator_hi, numerator_lo, d), k, k_real);
+  // x * 0 is NaN for x = -inf; x = +inf (its quotient NaN) gives itself.
   llvm::Value* vanishing = m.less(a, m.real(kSigmoidLowest));
-  return m.select(vanishing, m.mul(x, m.real(0.0)), result);
+  llvm::Value* special = m.ir().CreateOr(vanishing, m.equal(x, m.real(kInfinity)));
+  return m.select(special, m.select(vanishing, m.mul(x, m.real(0.0)), x), quotient);
 }
 
 }  // namespace
 
-// tanh(|x|): below 0.875 |x| + |x|^3 p(x^2), p of degree 6 (near-minimax, 2^-30.3 relative;
-// scripts/vector_math_f32_fit.py). Above, 1 - q with q = 2e / (1 + e) <= 0.296 and
+// tanh(|x|): below 0.875 |x| + |x|^3 p(x^2), p of degree 5 (near-minimax, 2^-26.4 relative, a
+// fifth of an ulp at most; scripts/vector_math_f32_fit.py; degree 6 gave 2^-30.3 and cost W2 and
+// tanh 3% more, as both branches are evaluated for every lane). Above, 1 - q with q = 2e / (1 + e) <= 0.296 and
 // e = exp(-2|x|) = h^2, h = exp(-|x|) rounded to f32 exactly as sigmoid(x) forms it (exp's parts of
-// -|x| with sigmoid's clamp, one_plus_exp's scaling), so a kernel with both evaluates one exp.
+// -|x| with sigmoid's clamp, exp's scaling), so a kernel with both evaluates one exp.
 // h^2 rounded is within 1.5 ulp of e (3 2^-24 relative), which moves q by 0.19 2^-22 at most: the
-// worst tanh over all f32 is 1.51 ulp (1.26 with the separate exp(-2|x|) reduction used before);
-// carrying the squared parts exactly instead costs 4% of W2's time and 10% of tanh's
-// (vecmath_kernels in cache). For |x| above 41.6 h is
-// clamped near 2^-60 and 1 - q rounds to 1. 1 + e is a Fast2Sum pair; the quotient by its head is
+// worst tanh over all f32 is 1.54 ulp (1.51 before exp's p was rounded once; 1.26 with the
+// separate exp(-2|x|) reduction used before); carrying the squared parts exactly instead costs
+// 4% of W2's time and 10% of tanh's (vecmath_kernels in cache). For |x| above 52 h^2 is below
+// 2^-150 (0, or 0 for the clamped lanes) and 1 - q is 1. 1 + e is a Fast2Sum pair; the quotient by its head is
 // corrected for its tail by one FMA (q (1 - d_lo / d_hi) with d_hi taken as 1: off by 2^-26 q at
 // most). The sign is copied back (tanh(-0) == -0, NaN stays NaN).
 llvm::Value* tanh(MathBuilder& m, llvm::Value* x) {
   llvm::Value* magnitude = m.abs(x);
   llvm::Value* square = m.mul(magnitude, magnitude);
-  llvm::Value* p = m.polynomial(square, {-0x1.55555p-2, 0x1.110fa8p-3, -0x1.b9da52p-5,
-                                         0x1.6376eep-6, -0x1.11023p-7, 0x1.5b6d5ap-9,
-                                         -0x1.f9b7d6p-12});
+  llvm::Value* p = m.polynomial(square, {-0x1.555518p-2, 0x1.1104aap-3, -0x1.b8696ep-5,
+                                         0x1.58541ap-6, -0x1.cae4d6p-8, 0x1.674688p-10});
   llvm::Value* small = m.fma(m.mul(magnitude, square), p, magnitude);
   llvm::Value* half = one_plus_exp(m, exp_parts(m, m.neg(magnitude), nullptr, kSigmoidLowest, true)).e;
   llvm::Value* e = m.mul(half, half);
@@ -132,23 +131,50 @@ llvm::Value* softplus(MathBuilder& m, llvm::Value* x) {
   return m.select(m.greater(x, m.real(ir::kSoftplusThreshold<float>)), x, smooth);
 }
 
-// sigmoid(x) = 1 / (1 + exp(-x)), the ops.def definition.
-llvm::Value* sigmoid(MathBuilder& m, llvm::Value* x) { return times_sigmoid(m, nullptr, x, nullptr); }
+// sigmoid(x) = 1 / (1 + exp(-x)), the ops.def definition, as n / (1 + e) with e = exp(-|x|) and
+// n = 1 (x >= 0) or e (x < 0). e enters the quotient rounded (exp's result), so the negative side
+// carries e's error (within exp's bound) damped by 1 / (1 + e), on top of the quotient's half
+// ulp. Unlike times_sigmoid's negative side there is no numerator pair and no scaling after the
+// quotient: in cache sigmoid 0.288 -> 0.215 ns, W2 0.570 -> 0.510 (vecmath_kernels, builds
+// alternated), for 0.87 -> 1.36 ulp on the dense sample. Subnormal results are e rounded to the
+// subnormals (1 + e is 1 there); lanes below kSigmoidLowest give 0.
+llvm::Value* sigmoid(MathBuilder& m, llvm::Value* x) {
+  OnePlusExp denominator =
+      one_plus_exp(m, exp_parts(m, m.neg(m.abs(x)), nullptr, kSigmoidLowest, true));
+  llvm::Value* numerator = m.select(m.greater_equal(x, m.real(0.0)), m.real(1.0), denominator.e);
+  return corrected_quotient(m, numerator, nullptr, denominator.sum);
+}
 
-// silu(x) = x / (1 + exp(-x)); silu(-inf) is NaN as in that formula, and a zero keeps its sign.
+// silu(x) = x / (1 + exp(-x)); silu(-inf) is NaN as in that formula. Every result has x's sign
+// (zeros included).
 llvm::Value* silu(MathBuilder& m, llvm::Value* x) {
-  return m.select(m.equal(x, m.real(0.0)), x, times_sigmoid(m, x, x, nullptr));
+  return m.copysign(times_sigmoid(m, x, x, nullptr), x);
 }
 
 // gelu_tanh(x) = (0.5 x) (1 + tanh(v)), v = c1 (x + c2 x^3) with the constants of
 // ir/scalar_ops.hpp rounded to f32, evaluated as x sigmoid(2v), the same function without the
-// cancellation of 1 + tanh(v) for v < 0. v is carried as a pair (FMA products, TwoSum): for
-// x < -5 the result is about x exp(2v), and one rounding of v would cost |2v| (up to 120) times
-// 2^-24 relative.
+// cancellation of 1 + tanh(v) for v < 0. 2v = x (b + a x^2) with b = 2 c1 (exact) and a = 2 c1 c2
+// (a product of two f32, exact as a_hi + a_lo) is carried as a pair (FMA products, one TwoSum):
+// for x < -5 the result is about x exp(2v), and one rounding of 2v would cost |2v| (up to 120)
+// times 2^-24 relative. x is clamped to [-16, 16] for the argument alone (NaN passes): beyond,
+// 2v is below -120 (the result is x * 0, times_sigmoid's vanishing lanes) or above 120
+// (sigmoid(2v) is 1), and x^2 cannot overflow. Every result has x's sign (zeros included).
 llvm::Value* gelu_tanh(MathBuilder& m, llvm::Value* x) {
-  DoubleDouble twice = vector_math::gelu_tanh_twice_argument(m, x);
-  llvm::Value* result = times_sigmoid(m, x, twice.hi, twice.lo);
-  return m.select(m.equal(x, m.real(0.0)), x, result);  // a zero keeps its sign
+  constexpr double c1 = ir::kSqrt2OverPi<float>, c2 = ir::kGeluTanhCubic<float>;
+  constexpr double a = 2.0 * c1 * c2;  // exact in double: 48 significant bits
+  constexpr double a_hi = static_cast<float>(a);
+  constexpr double a_lo = static_cast<float>(a - a_hi);
+  constexpr double kArgumentLimit = 16.0;
+  llvm::Value* below = m.select(m.less(x, m.real(-kArgumentLimit)), m.real(-kArgumentLimit), x);
+  llvm::Value* t = m.select(m.greater(below, m.real(kArgumentLimit)), m.real(kArgumentLimit), below);
+  DoubleDouble square = m.two_product(t, t);
+  DoubleDouble cubic = m.two_product(m.real(a_hi), square.hi);  // a x^2
+  llvm::Value* cubic_lo =
+      m.fma(m.real(a_hi), square.lo, m.fma(m.real(a_lo), square.hi, cubic.lo));
+  DoubleDouble w = m.two_sum(m.real(2.0 * c1), cubic.hi);
+  DoubleDouble twice = m.two_product(t, w.hi);
+  llvm::Value* twice_lo = m.fma(t, m.add(w.lo, cubic_lo), twice.lo);
+  return m.copysign(times_sigmoid(m, x, twice.hi, twice_lo), x);
 }
 
 }  // namespace tensorjit::codegen::vector_math::f32

@@ -6,11 +6,14 @@
 // is exact. The second rounds; r_lo is its error (FMA), so r + r_lo is x - k ln2 to about 2^-45.
 // Polynomial: exp(r) = 1 + r + r^2 q(r), q of degree 4, a near-minimax fit of exp's relative error
 // on |r| <= ln2/2 with f32 coefficients (2^-28.3).
-// Reconstruction: hi = 1 + r by Fast2Sum, lo = its exact error + r^2 q + r_lo, and (hi + lo) 2^k
-// as round(hi + lo) 2^k (MathBuilder::scale_by_power_of_two: one vscalef, or two exact-or-final
-// power-of-two factors): the sum is rounded once (before it the error is below 2^-27 relative),
-// results near overflow or in the subnormal range need no intermediate that overflows or
-// underflows, and a subnormal result is rounded a second time.
+// Reconstruction: p = r + (r^2 q + r_lo) rounded once, and exp = round(1 + p) 2^k
+// (MathBuilder::scale_by_power_of_two: one vscalef, or two exact-or-final power-of-two factors):
+// |p| < 0.42, so p's rounding is at most 2^-26, a quarter of an ulp of a result below 1 and an
+// eighth above; results near overflow or in the subnormal range need no intermediate that
+// overflows or underflows, and a subnormal result is rounded a second time. (1 + r by Fast2Sum,
+// its error added to the tail, kept the sum exact to 2^-27 before its one rounding: three more
+// additions, on the two pipes that also run vscalef, for 0.64 -> 0.84 ulp on exp's inputs in
+// bench/vecmath; docs/vector_math.md has the measured bounds and times.)
 // exp2 reduces by k = round(x) exactly and takes r ln2 as an FMA product pair through the same
 // parts; expm1 forms 2^k (hi + lo) - 1 without cancellation (below).
 // Measured errors: docs/vector_math.md.
@@ -66,10 +69,14 @@ Reduced reduce(MathBuilder& m, llvm::Value* x, double lowest, bool non_positive)
   return {clamped, k.integer, m.fma(minus_k, m.real(kLn2Low), r_high), r_high, minus_k};
 }
 
-// q(r) of exp(r) = 1 + r + r^2 q(r).
-llvm::Value* exp_polynomial(MathBuilder& m, llvm::Value* r) {
-  return m.polynomial(r, {0x1.fffffcp-2, 0x1.555492p-3, 0x1.5558acp-5, 0x1.12397cp-7,
-                          0x1.6a5198p-10});
+// q(r) of exp(r) = 1 + r + r^2 q(r), by Estrin's scheme on r and r^2 (which the caller needs
+// anyway): (c0 + c1 r) + r^2 ((c2 + c3 r) + c4 r^2) is three FMAs deep after r^2 where Horner's
+// rule is four after r. Same count, shorter chain: in cache W2 0.609 -> 0.572 ns and tanh 0.297
+// -> 0.286 (vecmath_kernels, builds alternated), exp alone unchanged.
+llvm::Value* exp_polynomial(MathBuilder& m, llvm::Value* r, llvm::Value* r2) {
+  llvm::Value* low = m.fma(r, m.real(0x1.555492p-3), m.real(0x1.fffffcp-2));
+  llvm::Value* high = m.fma(r2, m.real(0x1.6a5198p-10), m.fma(r, m.real(0x1.12397cp-7), m.real(0x1.5558acp-5)));
+  return m.fma(r2, high, low);
 }
 
 }  // namespace
@@ -80,31 +87,27 @@ ExpParts exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double low
   llvm::Value* r = reduced.r;
   // r_lo < 2^-26 joins the tail as it is (exp(r + r_lo) = exp(r) + r_lo to 2^-27.5 relative).
   llvm::Value* r_lo = m.fma(reduced.minus_k, m.real(kLn2Low), m.sub(reduced.r_high, r));
-  llvm::Value* tail = m.fma(m.mul(r, r), exp_polynomial(m, r), r_lo);
-  DoubleDouble one_plus_r = m.fast_two_sum(m.real(1.0), r);  // |r| < 1
-  llvm::Value* lo = m.add(one_plus_r.lo, tail);
+  llvm::Value* r2 = m.mul(r, r);
+  llvm::Value* tail = m.fma(r2, exp_polynomial(m, r, r2), r_lo);
   if (x_lo != nullptr) {
-    // exp(r + x_lo) = (hi + lo)(1 + x_lo) to x_lo^2; a clamped argument's low part means
-    // nothing and is dropped.
+    // exp(r + x_lo) = (1 + r + tail)(1 + x_lo) to x_lo^2: x_lo (1 + r + tail) joins the tail
+    // (r + tail rounded once more inside a term below 2^-20, so that p is still rounded once);
+    // a clamped argument's low part means nothing and is dropped.
     llvm::Value* kept = m.select(m.equal(reduced.clamped, x), x_lo, m.real(0.0));
-    lo = m.fma(kept, one_plus_r.hi, m.fma(kept, lo, lo));
+    tail = m.add(tail, m.fma(kept, m.add(r, tail), kept));
   }
-  return {one_plus_r.hi, lo, reduced.k, m.neg(reduced.minus_k)};
+  return {m.add(r, tail), r, tail, reduced.k, m.neg(reduced.minus_k)};
 }
 
-llvm::Value* scale(MathBuilder& m, llvm::Value* hi, llvm::Value* lo, llvm::Value* k,
-                   llvm::Value* k_real) {
-  return m.scale_by_power_of_two(m.add(hi, lo), k, k_real);
+llvm::Value* scale(MathBuilder& m, const ExpParts& parts) {
+  return m.scale_by_power_of_two(m.add(m.real(1.0), parts.p), parts.k, parts.k_real);
 }
 
-llvm::Value* exp(MathBuilder& m, llvm::Value* x) {
-  ExpParts parts = exp_parts(m, x, nullptr, kExpLowest);
-  return scale(m, parts.hi, parts.lo, parts.k, parts.k_real);
-}
+llvm::Value* exp(MathBuilder& m, llvm::Value* x) { return scale(m, exp_parts(m, x, nullptr, kExpLowest)); }
 
 DoubleDouble exp_pair(MathBuilder& m, llvm::Value* x) {
   ExpParts parts = exp_parts(m, x, nullptr, kExpLowest);
-  DoubleDouble sum = m.fast_two_sum(parts.hi, parts.lo);  // |lo| < 0.07 < hi
+  DoubleDouble sum = m.fast_two_sum(m.real(1.0), parts.p);  // |p| < 0.42
   return {m.scale_by_power_of_two(sum.hi, parts.k, parts.k_real),
           m.scale_by_power_of_two(sum.lo, parts.k, parts.k_real)};
 }
@@ -118,24 +121,29 @@ llvm::Value* exp2(MathBuilder& m, llvm::Value* x) {
   DoubleDouble product = m.two_product(r, m.real(kLn2High));
   llvm::Value* product_lo = m.fma(r, m.real(kLn2Low), product.lo);
   ExpParts parts = exp_parts(m, product.hi, product_lo, -1.0);  // |r ln2| <= 0.35: no clamp
-  return scale(m, parts.hi, parts.lo, m.ir().CreateAdd(k.integer, parts.k),
-               m.add(k.value, parts.k_real));
+  parts.k = m.ir().CreateAdd(k.integer, parts.k);
+  parts.k_real = m.add(k.value, parts.k_real);
+  return scale(m, parts);
 }
 
-// expm1(x) = 2^k (hi + lo) - 1 = fma(2^k, lo, fma(2^k, hi, -1)). For 0 <= k <= 23 the inner FMA
-// is exact (2^k hi - 1 has no more significant bits than 2^k hi; for k == 0 by Sterbenz), so the
-// result rounds once, with no cancellation near 0 (there hi - 1 + lo is r + r^2 q exactly but for
-// a rounding of the tail); for k < 0 the inner FMA rounds a value in [-1, -0.29] once more, and
-// for k = 24 (2^k hi has an ulp of 2) a value near 2^24 once more. Above k = 24 it is exp's
-// result. +-0 and NaN are returned as they are.
+// expm1(x) = 2^k (hi + lo) - 1 = fma(2^k, lo, fma(2^k, hi, -1)) with hi = 1 + r by Fast2Sum and
+// lo its error + tail (not exp's p: 2^k p - 1 would carry p's rounding, 2^-26, into results
+// near 1/2, a whole ulp there). For 0 <= k <= 23 the inner FMA is exact (2^k hi - 1 has no more
+// significant bits than 2^k hi; for k == 0 by Sterbenz), so the result rounds once, with no
+// cancellation near 0 (there hi - 1 + lo is r + r^2 q exactly but for a rounding of the tail);
+// for k < 0 the inner FMA rounds a value in [-1, -0.29] once more, and for k = 24 (2^k hi has an
+// ulp of 2) a value near 2^24 once more. Above k = 24 it is exp's result. +-0 and NaN are
+// returned as they are.
 llvm::Value* expm1(MathBuilder& m, llvm::Value* x) {
   auto& b = m.ir();
   ExpParts parts = exp_parts(m, x, nullptr, kExpm1Lowest);
   llvm::Value* largest = m.integer(kExpm1LargestFmaExponent);
   llvm::Value* large = b.CreateICmpSGT(parts.k, largest);
   llvm::Value* power = m.power_of_two(b.CreateSelect(large, largest, parts.k));
-  llvm::Value* near = m.fma(power, parts.lo, m.fma(power, parts.hi, m.real(-1.0)));
-  llvm::Value* result = m.select(large, scale(m, parts.hi, parts.lo, parts.k, parts.k_real), near);
+  DoubleDouble one_plus_r = m.fast_two_sum(m.real(1.0), parts.r);  // |r| < 1
+  llvm::Value* lo = m.add(one_plus_r.lo, parts.tail);
+  llvm::Value* near = m.fma(power, lo, m.fma(power, one_plus_r.hi, m.real(-1.0)));
+  llvm::Value* result = m.select(large, scale(m, parts), near);
   return m.select(m.equal(x, m.real(0.0)), x, result);
 }
 

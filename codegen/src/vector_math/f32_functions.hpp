@@ -11,13 +11,14 @@
 namespace tensorjit::codegen::vector_math::f32 {
 
 // f32_exp.cpp
-// exp(x + x_lo) = (hi + lo) 2^k unscaled: hi = 1 + r rounded (in [0.65, 1.35]), lo the rest
-// (|lo| < 0.07, not normalised), hi + lo within 2^-27 of exp's value relative; k an i32.
+// exp(x + x_lo) = (1 + p) 2^k unscaled: p = r + r^2 q(r) rounded once (|p| < 0.42), so 1 + p is
+// within 2^-26 (absolute, half an ulp of p at most) of exp's value; k an i32.
 // x is clamped to [lowest, 89] first (NaN passes), so k lies in [round(lowest / ln2), 128];
 // x_lo may be nullptr (zero), and must be below 2^-20 |x|.
 struct ExpParts {
-  llvm::Value* hi;
-  llvm::Value* lo;
+  llvm::Value* p;
+  llvm::Value* r;     // p before its rounding: r + tail (|tail| < 0.07), for expm1
+  llvm::Value* tail;
   llvm::Value* k;
   llvm::Value* k_real;  // k as an f32 (exact), for scale_by_power_of_two
 };
@@ -26,11 +27,10 @@ struct ExpParts {
 // share it after LLVM's common subexpression elimination.
 ExpParts exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double lowest,
                    bool non_positive = false);
-// (hi + lo) 2^k rounded once (twice for subnormal results), for k in [-180, 128].
-llvm::Value* scale(MathBuilder& m, llvm::Value* hi, llvm::Value* lo, llvm::Value* k,
-                   llvm::Value* k_real);
+// (1 + p) 2^k rounded once (twice for subnormal results), for k in [-180, 128].
+llvm::Value* scale(MathBuilder& m, const ExpParts& parts);
 llvm::Value* exp(MathBuilder& m, llvm::Value* x);
-// exp(x) as hi + lo: hi is exp(x) (the same bits), lo its rounding error to about 2^-27 of hi
+// exp(x) as hi + lo: hi is exp(x) (the same bits), lo its rounding error to about 2^-26 of hi
 // (not exact where hi is subnormal, where it is below 2^-149 anyway).
 DoubleDouble exp_pair(MathBuilder& m, llvm::Value* x);
 llvm::Value* exp2(MathBuilder& m, llvm::Value* x);

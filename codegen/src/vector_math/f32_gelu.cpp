@@ -18,8 +18,8 @@
 //       part (both Fast2Sums are exact although the constant may be the smaller term: it is a
 //       multiple of 2^0 or 2^-5, the other term's ulp at most 2^-19 or 2^-17: Dekker's condition
 //       on the exponents);
-//     - exp of the pair as exp's unrounded parts (hi + lo) 2^k (f32_exp.cpp), 2^k applied last.
-//   v = (x/2) erfc(t) = (x/2) y (hi + lo) 2^k, x/2 times y an FMA product pair, rounded once
+//     - exp of the pair as exp's parts (1 + p) 2^k (f32_exp.cpp), 2^k applied last.
+//   v = (x/2) erfc(t) = (x/2) y (1 + p) 2^k, x/2 times y an FMA product pair, rounded once
 //   (twice for subnormal results): for x < 0 gelu = v, with no cancellation down to the underflow
 //   near x = -14.5; for x > 0 gelu = x - v, |v| <= 0.24 x.
 // t above 10.5 (x beyond +-14.8) gives x for x > 0 and x 0 (-0, NaN for -inf) for x < 0; NaN
@@ -80,8 +80,10 @@ llvm::Value* gelu(MathBuilder& m, llvm::Value* x) {
   ExpParts e = exp_parts(m, exponent.hi, exponent.lo, kLowest, true);
 
   DoubleDouble half_x_y = m.two_product(m.mul(x, m.real(0.5)), y);
-  llvm::Value* v = m.scale_by_power_of_two(
-      m.fma(half_x_y.hi, e.hi, m.fma(half_x_y.hi, e.lo, m.mul(half_x_y.lo, e.hi))), e.k, e.k_real);
+  // (0.5 x y)(1 + p) 2^k: the product pair times exp's 1 + p, rounded once before the scaling.
+  llvm::Value* product =
+      m.add(half_x_y.hi, m.fma(half_x_y.hi, e.p, m.fma(half_x_y.lo, e.p, half_x_y.lo)));
+  llvm::Value* v = m.scale_by_power_of_two(product, e.k, e.k_real);
   llvm::Value* large = m.select(negative, v, m.sub(x, v));
   llvm::Value* saturated = m.select(m.greater(x, m.real(0.0)), x, m.mul(x, m.real(0.0)));
   large = m.select(beyond, saturated, large);

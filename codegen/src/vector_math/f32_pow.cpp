@@ -1,7 +1,7 @@
 // pow in native f32: |x|^y = exp(y log|x|) with log|x| as a pair of f32 accurate to about 2^-36
 // relative and y log|x| an FMA product pair, so the argument of exp is within about 2^-29 of
 // y log|x| wherever the result is finite and nonzero (|y log|x|| < 104): the result's error is
-// exp's (f32_exp.cpp: its unrounded parts, rounded once) plus about 0.15 ulp.
+// exp's (f32_exp.cpp: its parts (1 + p) 2^k, p rounded once) plus about 0.15 ulp.
 //
 // log|x| (the f64 log_double_double of log.cpp, in f32): |x| = 2^k m with m in [sqrt(1/2),
 // sqrt 2) from the bits (subnormals scaled by 2^23), log m = 2 atanh(s) = 2s + (2/3)s^3 + s^5 T(s^2)
@@ -92,7 +92,7 @@ llvm::Value* pow(MathBuilder& m, llvm::Value* x, llvm::Value* y) {
   llvm::Value* finite = m.less(m.abs(product.hi), m.real(kInfinity));
   product_lo = m.select(finite, product_lo, m.real(0.0));
   ExpParts parts = exp_parts(m, product.hi, product_lo, kExpLowest);
-  llvm::Value* result = scale(m, parts.hi, parts.lo, parts.k, parts.k_real);
+  llvm::Value* result = scale(m, parts);
   // |x| == 1 with y = +-inf: the product is NaN (inf * 0); the result is 1.
   result = m.select(m.equal(magnitude, m.real(1.0)), m.real(1.0), result);
 

@@ -1,5 +1,9 @@
 #include "math_builder.hpp"
 
+#include <atomic>
+#include <optional>
+#include <vector>
+
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/TargetParser/Host.h>
@@ -15,8 +19,12 @@ constexpr double kRoundingShifter = 0x1.8p52;     // 1.5 * 2^52: the sum's ulp i
 constexpr double kRoundingShifterF32 = 0x1.8p23;  // the same for f32
 
 // Kernels are compiled for the host CPU and its features (jit_engine.hpp), so the host decides
-// whether vscalef exists; it does at every width and in the scalar form together (F and VL).
-bool host_has_scalef() {
+// whether vscalef, vgetexp and vgetmant exist; they do at every width and in the scalar form
+// together (F and VL). `force_portable` (tests) turns them off for kernels built after it.
+std::atomic<bool> portable_forced{false};
+
+bool host_has_avx512() {
+  if (portable_forced.load(std::memory_order_relaxed)) return false;
   static const bool has = [] {
     const auto features = llvm::sys::getHostCPUFeatures();
     auto enabled = [&](const char* name) {
@@ -31,7 +39,41 @@ bool host_has_scalef() {
 // vscalef's rounding operand: the current rounding mode (round to nearest), no suppression.
 constexpr std::uint32_t kCurrentRounding = 4;
 
+// The f32 intrinsic of x86 AVX-512 F/VL at a lane count (1: the scalar form on the low lane of an
+// xmm register; `scalar_source_twice` for the ss forms whose first operand supplies the upper
+// lanes), with `immediate` (getmant's) where given, under a full mask and the current rounding.
+llvm::Value* call_f32_avx512(llvm::IRBuilder<>& b, unsigned lanes, llvm::Intrinsic::ID scalar,
+                             llvm::Intrinsic::ID x128, llvm::Intrinsic::ID x256,
+                             llvm::Intrinsic::ID x512, llvm::Value* x,
+                             std::optional<std::uint32_t> immediate) {
+  llvm::Type* f32 = b.getFloatTy();
+  if (lanes == 1) {
+    llvm::Type* wide = llvm::FixedVectorType::get(f32, 4);
+    llvm::Value* v = b.CreateInsertElement(llvm::Constant::getNullValue(wide), x, std::uint64_t(0));
+    llvm::Value* zero = llvm::Constant::getNullValue(wide);
+    std::vector<llvm::Value*> args{v, v};
+    if (immediate) args.push_back(b.getInt32(*immediate));
+    for (llvm::Value* arg : {zero, static_cast<llvm::Value*>(b.getInt8(0xff)),
+                             static_cast<llvm::Value*>(b.getInt32(kCurrentRounding))})
+      args.push_back(arg);
+    return b.CreateExtractElement(b.CreateIntrinsic(scalar, {}, args), std::uint64_t(0));
+  }
+  llvm::Value* zero = llvm::Constant::getNullValue(x->getType());
+  std::vector<llvm::Value*> args{x};
+  if (immediate) args.push_back(b.getInt32(*immediate));
+  args.push_back(zero);
+  if (lanes == 16) {
+    args.push_back(b.getInt16(0xffff));
+    args.push_back(b.getInt32(kCurrentRounding));
+    return b.CreateIntrinsic(x512, {}, args);
+  }
+  args.push_back(b.getInt8(0xff));
+  return b.CreateIntrinsic(lanes == 8 ? x256 : x128, {}, args);
+}
+
 }  // namespace
+
+void force_portable(bool forced) { portable_forced.store(forced, std::memory_order_relaxed); }
 
 MathBuilder::MathBuilder(llvm::IRBuilder<>& builder, llvm::Module& module, unsigned lanes,
                          Evaluation evaluation)
@@ -93,22 +135,27 @@ llvm::Value* MathBuilder::power_of_two(llvm::Value* k) {
   return from_bits(builder_.CreateShl(builder_.CreateAdd(k, integer(f32 ? 127 : 1023)), f32 ? 23 : 52));
 }
 
-llvm::Value* MathBuilder::x86_scalef(llvm::Value* p, llvm::Value* k, llvm::Value* k_real) {
+bool MathBuilder::avx512_usable() const {
   const bool f32 = real_type_->getScalarType()->isFloatTy();
   const unsigned bits = lanes_ * (f32 ? 32 : 64);
-  if (!host_has_scalef() || (lanes_ != 1 && bits != 128 && bits != 256 && bits != 512)) {
-    return nullptr;  // e.g. 16 f64 lanes of an f32 kernel evaluated in f64
+  if (!host_has_avx512() || (lanes_ != 1 && bits != 128 && bits != 256 && bits != 512)) {
+    return false;  // e.g. 16 f64 lanes of an f32 kernel evaluated in f64
   }
-  auto& b = builder_;
   // A register wider than the kernel's VECTOR_BITS is split by LLVM, which cannot split an x86
   // intrinsic (module_builder.cpp sets this attribute on every kernel function).
   const llvm::Attribute legal =
-      b.GetInsertBlock()->getParent()->getFnAttribute("min-legal-vector-width");
+      builder_.GetInsertBlock()->getParent()->getFnAttribute("min-legal-vector-width");
   unsigned legal_bits = 0;
-  if (lanes_ != 1 && (!legal.isValid() || legal.getValueAsString().getAsInteger(10, legal_bits) ||
-                      bits > legal_bits)) {
-    return nullptr;
-  }
+  return lanes_ == 1 || (legal.isValid() &&
+                         !legal.getValueAsString().getAsInteger(10, legal_bits) &&
+                         bits <= legal_bits);
+}
+
+llvm::Value* MathBuilder::x86_scalef(llvm::Value* p, llvm::Value* k, llvm::Value* k_real) {
+  if (!avx512_usable()) return nullptr;
+  const bool f32 = real_type_->getScalarType()->isFloatTy();
+  const unsigned bits = lanes_ * (f32 ? 32 : 64);
+  auto& b = builder_;
   if (k_real == nullptr) k_real = b.CreateSIToFP(k, real_type_);
   if (lanes_ == 1) {
     // The scalar form works on the low lane of 128-bit registers.
@@ -139,6 +186,19 @@ llvm::Value* MathBuilder::x86_scalef(llvm::Value* p, llvm::Value* k, llvm::Value
       return b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_mask_scalef_pd_512, {},
                                {p, k_real, zero, b.getInt8(0xff), b.getInt32(kCurrentRounding)});
   }
+}
+
+MathBuilder::ExponentAndMantissa MathBuilder::x86_exponent_and_mantissa(llvm::Value* x) {
+  if (!native_f32() || !avx512_usable()) return {nullptr, nullptr};
+  namespace x86 = llvm::Intrinsic;
+  // getmant's immediate: interval [1, 2) (bits 1:0 = 0), sign of the source (bits 3:2 = 0).
+  constexpr std::uint32_t kOneToTwo = 0;
+  return {call_f32_avx512(builder_, lanes_, x86::x86_avx512_mask_getexp_ss,
+                          x86::x86_avx512_mask_getexp_ps_128, x86::x86_avx512_mask_getexp_ps_256,
+                          x86::x86_avx512_mask_getexp_ps_512, x, std::nullopt),
+          call_f32_avx512(builder_, lanes_, x86::x86_avx512_mask_getmant_ss,
+                          x86::x86_avx512_mask_getmant_ps_128, x86::x86_avx512_mask_getmant_ps_256,
+                          x86::x86_avx512_mask_getmant_ps_512, x, kOneToTwo)};
 }
 
 llvm::Value* MathBuilder::scale_by_power_of_two(llvm::Value* p, llvm::Value* k, llvm::Value* k_real) {

@@ -29,6 +29,11 @@ enum class Evaluation {
   f32,          // f32 values (the f32 emitters of f32_functions.hpp), i32 bit patterns
 };
 
+// Tests: with `forced`, kernels built afterwards use none of the host's AVX-512 instructions
+// (vscalef, vgetexp, vgetmant) but their portable equivalents, which give the same bits; a
+// compiled kernel does not change (build the kernels to compare with a fresh Jit).
+void force_portable(bool forced);
+
 class MathBuilder {
  public:
   MathBuilder(llvm::IRBuilder<>& builder, llvm::Module& module, unsigned lanes,
@@ -101,6 +106,16 @@ class MathBuilder {
   // 2^k for an integer k of the normal range ([-1022, 1023]; f32: [-126, 127]), exact.
   llvm::Value* power_of_two(llvm::Value* k);
 
+  // For native f32 where the host has AVX-512 (F and VL, as vscalef): x = mantissa 2^exponent
+  // with the exponent floor(log2 |x|) as an f32 (vgetexp) and the mantissa in [1, 2) with x's
+  // sign (vgetmant), subnormal x included, at every width and in the scalar tail. Both nullptr
+  // elsewhere: the caller takes the exponent bits itself.
+  struct ExponentAndMantissa {
+    llvm::Value* exponent;
+    llvm::Value* mantissa;
+  };
+  ExponentAndMantissa x86_exponent_and_mantissa(llvm::Value* x);
+
   // Error-free transformations (Knuth's TwoSum, Dekker's Fast2Sum with |a| >= |b| or a == 0, and
   // the FMA product): hi is the rounded result, lo the exact error.
   DoubleDouble two_sum(llvm::Value* a, llvm::Value* b);
@@ -108,6 +123,9 @@ class MathBuilder {
   DoubleDouble two_product(llvm::Value* a, llvm::Value* b);
 
  private:
+  // Whether the AVX-512 (F, VL) instructions can be emitted at this lane count: the host has
+  // them, and the register is one the kernel's width keeps whole.
+  bool avx512_usable() const;
   // p * 2^k by vscalef, or nullptr where this host or lane count has none.
   llvm::Value* x86_scalef(llvm::Value* p, llvm::Value* k, llvm::Value* k_real);
 
