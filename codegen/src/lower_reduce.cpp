@@ -37,6 +37,7 @@ void ReduceLowering::build(const std::string& symbol, int vector_bits) {
 
   builder_.SetInsertPoint(block("entry"));
   emit_prologue();
+  const bool arg = is_arg_reduction(plan_.op);
   // Outputs one by one, or (vectorize_outputs, mode 0) by whole tiles of V along the kept axis.
   llvm::BasicBlock* entry = builder_.GetInsertBlock();
   llvm::BasicBlock* header = block("output");
@@ -63,7 +64,10 @@ void ReduceLowering::build(const std::string& symbol, int vector_bits) {
               builder_.CreateICmpSLE(builder_.CreateAdd(output, index(width)), end)));
       builder_.CreateCondBr(fits, tile, narrower);
       builder_.SetInsertPoint(tile);
-      emit_output_tile(output, strip);
+      if (arg)
+        emit_arg_tile(output, strip);
+      else
+        emit_output_tile(output, strip);
       output->addIncoming(builder_.CreateAdd(output, index(width)), builder_.GetInsertBlock());
       builder_.CreateBr(header);
       if (strip != 1) builder_.SetInsertPoint(narrower);
@@ -72,7 +76,10 @@ void ReduceLowering::build(const std::string& symbol, int vector_bits) {
     builder_.CreateCondBr(builder_.CreateICmpSLT(output, end), single, exit);
   }
   builder_.SetInsertPoint(single);
-  emit_single_output(output);
+  if (arg)
+    emit_arg_output(output);
+  else
+    emit_single_output(output);
   output->addIncoming(builder_.CreateAdd(output, index(1)), builder_.GetInsertBlock());
   builder_.CreateBr(header);
   builder_.SetInsertPoint(exit);
@@ -371,27 +378,7 @@ llvm::Value* ReduceLowering::emit_block(llvm::Value* block_index,
 void ReduceLowering::emit_row_piece(llvm::Value* block_start, llvm::Value* position,
                                     llvm::Value* column, llvm::Value* count,
                                     const std::vector<llvm::Value*>& offsets) {
-  rows_.assign(producer_count(), ProducerRow{});
-  for (std::size_t k = 0; k < producer_count(); ++k) {
-    const DType dtype = plan_.producer.input_dtypes[k];
-    llvm::Value* base = builder_.CreateGEP(memory_type(dtype), input_bases_[k], offsets[k]);
-    switch (plan_.producer.access[k]) {
-      case InnerAccess::contiguous:
-        rows_[k].pointer = builder_.CreateGEP(memory_type(dtype), base, column);
-        break;
-      case InnerAccess::strided:
-        rows_[k].pointer = builder_.CreateGEP(memory_type(dtype), base,
-                                              builder_.CreateMul(column, inner_strides_[k]));
-        break;
-      case InnerAccess::broadcast: {
-        ElementwiseEmitter scalar(builder_, module_, 1);
-        rows_[k].broadcast_scalar = scalar.from_memory(
-            dtype, builder_.CreateAlignedLoad(memory_type(dtype), base, align(dtype)));
-        rows_[k].broadcast_vector = builder_.CreateVectorSplat(lanes_, rows_[k].broadcast_scalar);
-        break;
-      }
-    }
-  }
+  bind_rows(offsets, column);
   const auto lane_mask = static_cast<std::int64_t>(lanes_) - 1;
   llvm::Value* first_lane =
       builder_.CreateAnd(builder_.CreateSub(position, block_start), index(lane_mask));
@@ -432,6 +419,31 @@ void ReduceLowering::emit_row_piece(llvm::Value* block_start, llvm::Value* posit
   builder_.SetInsertPoint(after);
   store_lanes(accumulators);
   emit_counted_loop("tail", vector_end, count, 1, scalar_element);
+}
+
+// rows_ for the row of the producer inputs at `offsets` (their offsets at column 0), from `column`.
+void ReduceLowering::bind_rows(const std::vector<llvm::Value*>& offsets, llvm::Value* column) {
+  rows_.assign(producer_count(), ProducerRow{});
+  for (std::size_t k = 0; k < producer_count(); ++k) {
+    const DType dtype = plan_.producer.input_dtypes[k];
+    llvm::Value* base = builder_.CreateGEP(memory_type(dtype), input_bases_[k], offsets[k]);
+    switch (plan_.producer.access[k]) {
+      case InnerAccess::contiguous:
+        rows_[k].pointer = builder_.CreateGEP(memory_type(dtype), base, column);
+        break;
+      case InnerAccess::strided:
+        rows_[k].pointer = builder_.CreateGEP(memory_type(dtype), base,
+                                              builder_.CreateMul(column, inner_strides_[k]));
+        break;
+      case InnerAccess::broadcast: {
+        ElementwiseEmitter scalar(builder_, module_, 1);
+        rows_[k].broadcast_scalar = scalar.from_memory(
+            dtype, builder_.CreateAlignedLoad(memory_type(dtype), base, align(dtype)));
+        rows_[k].broadcast_vector = builder_.CreateVectorSplat(lanes_, rows_[k].broadcast_scalar);
+        break;
+      }
+    }
+  }
 }
 
 // Asks for the lines kPrefetchBytes ahead of the V columns from `column` of every contiguous

@@ -19,16 +19,24 @@ bool is_jit_reduction(ir::Op op) {
     case ir::Op::reduce_min:
     case ir::Op::reduce_any:
     case ir::Op::reduce_all:
+    case ir::Op::argmax:
+    case ir::Op::argmin:
       return true;
     default:
       return false;
   }
 }
 
+bool is_arg_reduction(ir::Op op) { return op == ir::Op::argmax || op == ir::Op::argmin; }
+
 DType reduce_accumulator_dtype(ir::Op op, DType input_dtype) {
   const bool arithmetic = op == ir::Op::reduce_sum || op == ir::Op::reduce_prod;
   if (arithmetic && !is_floating(input_dtype)) return DType::i64;
   return input_dtype;
+}
+
+std::size_t reduce_partial_bytes(ir::Op op, DType input_dtype) {
+  return is_arg_reduction(op) ? 16 : itemsize(reduce_accumulator_dtype(op, input_dtype));
 }
 
 ReducePlan make_reduce_plan(const ReduceKernelSpec& spec) {
@@ -42,10 +50,11 @@ ReducePlan make_reduce_plan(const ReduceKernelSpec& spec) {
   plan.op = spec.op;
   plan.input_dtype = spec.producer.outputs.front()->dtype();
   plan.accumulator_dtype = reduce_accumulator_dtype(spec.op, plan.input_dtype);
-  TJ_INTERNAL_CHECK(spec.result->dtype() == plan.accumulator_dtype)
+  const DType result_dtype = ir::reduce_result_dtype(spec.op, plan.input_dtype);
+  TJ_INTERNAL_CHECK(spec.result->dtype() == result_dtype)
       << "reduce kernel: the result leaf is " << dtype_name(spec.result->dtype()) << ", but "
-      << ir::op_name(spec.op) << " of " << dtype_name(plan.input_dtype) << " accumulates in "
-      << dtype_name(plan.accumulator_dtype);
+      << ir::op_name(spec.op) << " of " << dtype_name(plan.input_dtype) << " gives "
+      << dtype_name(result_dtype);
   plan.producer =
       make_loop_plan(LoopKernelSpec{spec.producer, spec.producer_inputs, spec.producer_access});
   plan.vectorize_outputs = spec.vectorize_outputs;

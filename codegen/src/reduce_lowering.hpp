@@ -19,6 +19,12 @@ namespace tensorjit::codegen::reduce_lowering {
 
 constexpr int kStridesPerInput = 2 * kMaxLoopRank;
 
+// argmax / argmin lanes: the best values and where each was seen.
+struct ArgPair {
+  llvm::Value* value = nullptr;
+  llvm::Value* index = nullptr;
+};
+
 struct ProducerRow {
   llvm::Value* pointer = nullptr;           // contiguous and strided: the element at column 0
   llvm::Value* broadcast_scalar = nullptr;  // broadcast: the one value
@@ -88,6 +94,8 @@ class ReduceLowering {
                           bool tile);
   void emit_row_piece(llvm::Value* block_start, llvm::Value* position, llvm::Value* column,
                       llvm::Value* count, const std::vector<llvm::Value*>& offsets);
+  // rows_ for the row of the producer inputs at `offsets`, from `column`.
+  void bind_rows(const std::vector<llvm::Value*>& offsets, llvm::Value* column);
   void emit_tile_row_piece(llvm::Value* block_start, llvm::Value* position, llvm::Value* column,
                            llvm::Value* count, const std::vector<llvm::Value*>& offsets);
   // The producer expression on `lanes` lanes, each input k loaded by load_input(k, lanes).
@@ -99,6 +107,20 @@ class ReduceLowering {
   void emit_consumer(llvm::Value* output, llvm::Value* result,
                      const std::vector<llvm::Value*>& kept_offsets);
   llvm::Value* emit_tree();
+
+  // argmax and argmin (lower_reduce_arg.cpp): one output, or a strip of tiles of outputs.
+  void emit_arg_output(llvm::Value* output);
+  void emit_arg_tile(llvm::Value* output, unsigned strip);
+  // One block of the one reduced axis: the block's best value and its index (i64; kNoIndex when
+  // every element was the neutral value).
+  ArgPair emit_arg_block(llvm::Value* block_index);
+  // Whether `candidate` replaces `current` as the best when it comes later: strictly better, or
+  // the first NaN.
+  llvm::Value* arg_better(llvm::Value* candidate, llvm::Value* current);
+  // The best of two pairs, the smaller index among equal values (and among NaNs).
+  ArgPair arg_pick(const ArgPair& a, const ArgPair& b);
+  // Block-relative lane indices (i32) to absolute ones (i64), the sentinel kept.
+  llvm::Value* absolute_index(llvm::Value* block_start, llvm::Value* relative, unsigned lanes);
   // The tree of each output of the strip; the partials are left in lane 0.
   void emit_tile_tree();
   // Lane l of tile `sub` of the strip: V accumulators, one per output of that tile.

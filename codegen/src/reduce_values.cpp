@@ -21,6 +21,12 @@ ir::Op combine_op(ir::Op op, DType dtype) {
       return ir::Op::logical_or;
     case ir::Op::reduce_all:
       return ir::Op::logical_and;
+    // argmax and argmin compare rather than combine; their lanes start at max's and min's
+    // neutral values.
+    case ir::Op::argmax:
+      return combine_op(ir::Op::reduce_max, dtype);
+    case ir::Op::argmin:
+      return combine_op(ir::Op::reduce_min, dtype);
     default:
       break;
   }

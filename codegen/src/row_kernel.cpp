@@ -102,8 +102,8 @@ RowPlan make_row_plan(const RowKernelSpec& spec) {
       plan.phases.push_back(std::move(entry));
       continue;
     }
-    TJ_INTERNAL_CHECK(is_jit_reduction(phase.op))
-        << "row kernel: " << ir::op_name(phase.op) << " is not lowered by the JIT";
+    TJ_INTERNAL_CHECK(is_jit_reduction(phase.op) && !is_arg_reduction(phase.op))
+        << "row kernel: " << ir::op_name(phase.op) << " is not lowered in a row kernel";
     TJ_INTERNAL_CHECK(phase.expression.outputs.size() == 1)
         << "row kernel: a producer has " << phase.expression.outputs.size() << " outputs, not 1";
     entry.input_dtype = phase.expression.outputs.front()->dtype();

@@ -8,21 +8,8 @@
 namespace tensorjit::ir {
 namespace {
 
-// The reductions the JIT lowers (codegen/reduce_kernel.hpp): argmax and argmin are not among them
-// (lower_arg_reductions has rewritten them into these before planning).
-bool is_fusable_reduction(const Node& node) {
-  switch (node.op()) {
-    case Op::reduce_sum:
-    case Op::reduce_prod:
-    case Op::reduce_max:
-    case Op::reduce_min:
-    case Op::reduce_any:
-    case Op::reduce_all:
-      return true;
-    default:
-      return false;
-  }
-}
+// The reductions the JIT lowers (codegen/reduce_kernel.hpp): all of them.
+bool is_fusable_reduction(const Node& node) { return is_reduce(node.op()); }
 
 class ReductionFuser {
  public:

@@ -2,7 +2,7 @@
 // (DESIGN.md contract 6, second rule).
 //
 // Pre:  a Plan from fuse (reductions are `single` steps).
-// Post: every reduce_sum / prod / max / min / any / all single step is a `reduce` step whose nodes
+// Post: every reduction's single step (argmax and argmin too) is a `reduce` step whose nodes
 //       are, in topological order, its producer ops, the reduction, its consumer ops:
 //   - producers: the loop step that computes the reduction's operand, merged when that operand is
 //     the loop's only output and the reduction its only reader (so `((a - b) * (a - b)).sum()`
@@ -11,7 +11,7 @@
 //     outside is the reduction itself, an input or a constant (directly or through views), so
 //     nothing it needs is computed later. The reduction is still written when a graph output or
 //     another step reads it.
-// Loop steps that were merged disappear; argmax and argmin stay single steps. The steps stay in
+// Loop steps that were merged disappear. The steps stay in
 // an order that respects every dependency (a merged producer ran before the reduction anyway; a
 // merged consumer reads nothing computed after it).
 #pragma once

@@ -22,6 +22,8 @@ std::optional<Rows> rows_of(const Step& step) {
   if (step.kind != Step::Kind::reduce) return std::nullopt;
   for (const auto& node : step.nodes) {
     if (!is_reduce(node->op())) continue;
+    // argmax and argmin are one pass in their reduce kernel; row kernels do not lower them.
+    if (node->op() == Op::argmax || node->op() == Op::argmin) return std::nullopt;
     const Shape& shape = node->input(0)->shape();
     const auto& axes = node->attr<ReduceAttr>().axes;
     const int rank = static_cast<int>(shape.size());
@@ -58,8 +60,8 @@ class RowFuser {
   }
 
  private:
-  // The steps of a row step, and the steps between them that read nothing the run writes (an
-  // argmin's iota between its two reductions): those run before the row step instead.
+  // The steps of a row step, and the steps between them that read nothing the run writes: those
+  // run before the row step instead.
   struct Run {
     std::vector<std::size_t> members;
     std::vector<std::size_t> moved;

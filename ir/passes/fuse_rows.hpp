@@ -11,8 +11,8 @@
 //   - a value of the run over D is read by a later part directly (element i by element i), and a
 //     per-row value (a reduction's result or its consumers') only through views that give row k
 //     its own value at every element of row k (an expand back over the row axes);
-//   - the steps between two of the run that do not join it read nothing the run writes (an
-//     argmin's iota between its two reductions): they move, in order, to before the row step;
+//   - the steps between two of the run that do not join it read nothing the run writes: they
+//     move, in order, to before the row step;
 // is one `row` step whose `parts` are those steps, in order. The runtime runs all parts on a row
 // (a chunk of rows) before the next. Its outputs are the parts' outputs that someone outside the
 // run reads (or graph outputs), plus every per-row value (small); values over D read only inside

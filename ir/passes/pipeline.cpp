@@ -5,7 +5,6 @@
 #include "ir/passes/fuse_epilogues.hpp"
 #include "ir/passes/fuse_reductions.hpp"
 #include "ir/passes/fuse_rows.hpp"
-#include "ir/passes/lower_arg_reductions.hpp"
 
 namespace tensorjit::ir {
 namespace {
@@ -30,8 +29,7 @@ template <typename Pass> Graph run_pass(const char* name, Pass pass, const Graph
 }  // namespace
 
 Plan plan_graph(const Graph& graph, PipelineLog* log) {
-  Graph g = run_pass("lower_arg_reductions", lower_arg_reductions, graph, log);
-  g = run_pass("canonicalize", canonicalize, g, log);
+  Graph g = run_pass("canonicalize", canonicalize, graph, log);
   g = run_pass("fold_views", fold_views, g, log);
   verify(g);
   return fuse_epilogues(fuse_rows(fuse_reductions(fuse(g))));

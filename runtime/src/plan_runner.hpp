@@ -103,7 +103,7 @@ struct PreparedReduce {
   std::vector<std::int64_t> input_strides;  // leaves x (2 * codegen::kMaxLoopRank)
   codegen::ReduceArgs arguments{};          // shapes, counts; no pointers
   std::int64_t output_count = 0;
-  DType accumulator = DType::f32;
+  std::size_t partial_bytes = 0;  // one block partial (codegen::reduce_partial_bytes)
 };
 
 std::shared_ptr<const PreparedReduce> prepare_reduce_step(const ir::Step& step, const ValueTable& values,

@@ -122,6 +122,8 @@ std::shared_ptr<const PreparedReduce> prepare_reduce_step(const ir::Step& step,
   TJ_INTERNAL_CHECK(kept.shape.size() <= codegen::kMaxLoopRank &&
                     inner.shape.size() <= codegen::kMaxLoopRank)
       << "reduce step: rank " << rank << " domain";
+  TJ_INTERNAL_CHECK(!codegen::is_arg_reduction(spec.op) || inner.shape.size() == 1)
+      << "reduce step: " << ir::op_name(spec.op) << " over " << inner.shape.size() << " axes";
   for (const auto& s : inner.strides) spec.producer_access.push_back(classify_inner_stride(s.back()));
   // A column sum: no producer input walks the reduced axis contiguously but one walks the kept
   // axis so; tiles of outputs then read whole vectors along the kept axis. An input the same for
@@ -145,7 +147,7 @@ std::shared_ptr<const PreparedReduce> prepare_reduce_step(const ir::Step& step,
   codegen::DumpRequest request{dump.folder, dump.kernel_name};
   prepared->kernel =
       codegen::compile_reduce_kernel(jit(), spec, dump.folder.empty() ? nullptr : &request);
-  prepared->accumulator = codegen::reduce_accumulator_dtype(spec.op, reduction->input(0)->dtype());
+  prepared->partial_bytes = codegen::reduce_partial_bytes(spec.op, reduction->input(0)->dtype());
   prepared->leaves = producer_leaves.sources;
   prepared->leaves.insert(prepared->leaves.end(), consumer_leaves.sources.begin(),
                           consumer_leaves.sources.end());
@@ -210,8 +212,8 @@ void launch_reduce_step(const PreparedReduce& prepared, const ir::Step& step, Va
   }
   // Few outputs with many blocks each: threads reduce whole blocks into partials, then one call
   // combines each output's partials in order and runs the consumers.
-  auto partials = ir::Buffer::allocate_uninitialized(static_cast<std::size_t>(output_count * args.block_count) *
-                                       itemsize(prepared.accumulator));
+  auto partials = ir::Buffer::allocate_uninitialized(
+      static_cast<std::size_t>(output_count * args.block_count) * prepared.partial_bytes);
   args.partials = partials->data();
   parallel_for(tasks, [&](std::int64_t t) {
     codegen::ReduceArgs task_args = args;

@@ -151,7 +151,9 @@ TEST_SUITE("runtime") {
           for (const auto& result : {x.argmax(axis, keepdims), x.argmin(axis, keepdims)}) {
             const std::string plan = plan_text(result);
             INFO(plan);
-            CHECK(plan.find("argm") == std::string::npos);  // no step runs argmax/argmin itself
+            // One pass: one reduce step of the arg reduction itself (its producer cast fused in).
+            CHECK(plan.find("step 1") == std::string::npos);
+            CHECK(plan.find("reduce over") != std::string::npos);
             check_against_interpreter(tj::detail::graph_for({tj::detail::node_of(result, "test")}));
           }
         }
@@ -161,6 +163,92 @@ TEST_SUITE("runtime") {
     for (const auto& result : {(wide * 2.0f).argmax(1), wide.argmin(1), wide.argmax(0), (wide + 1.0f).argmin(0),
                                tj::log(wide).argmax(1), (wide * 0.0f).argmax(1)})
       check_against_interpreter(tj::detail::graph_for({tj::detail::node_of(result, "test")}));
+  }
+
+  TEST_CASE("reductions JIT: argmax and argmin in one pass: shapes, views, blocks, tiles, sentinels") {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float inf = std::numeric_limits<float>::infinity();
+    // Values from a few distinct ones (ties across lanes, blocks and tiles), NaN now and then.
+    auto values_of = [&](std::int64_t count, std::uint64_t seed, int nan_every) {
+      std::vector<float> v(static_cast<std::size_t>(count));
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        const auto h = (i + seed) * 2654435761u % 1000003;
+        v[i] = static_cast<float>(static_cast<int>(h % 17) - 8);
+        if (nan_every && h % static_cast<std::uint64_t>(nan_every) == 3) v[i] = nan;
+      }
+      return v;
+    };
+    auto check = [&](const tj::Tensor& result) {
+      const std::string plan = plan_text(result);
+      INFO(plan);
+      CHECK(plan.find("step 1") == std::string::npos);
+      check_against_interpreter(tj::detail::graph_for({tj::detail::node_of(result, "test")}));
+    };
+    // Shapes with 0 and 1 and primes, rows across lane (64) and block (4096) boundaries, in every
+    // dtype, over each axis, through a transposed, reversed, sliced and broadcast view.
+    const std::vector<std::vector<std::int64_t>> shapes = {
+        {0, 5}, {1, 1}, {1, 9001}, {3, 4099}, {67, 13}, {4100, 3}, {131, 67}, {2, 9000}, {8209, 70}};
+    std::uint64_t seed = 1;
+    for (const auto& shape : shapes)
+      for (int nan_every : {0, 5, 1009}) {
+        CAPTURE(shape[0]);
+        CAPTURE(shape[1]);
+        CAPTURE(nan_every);
+        auto x = tj::tensor<float>(shape, values_of(shape[0] * shape[1], seed++, nan_every)).eval();
+        for (tj::DType dtype : {tj::f32, tj::f64, tj::i32, tj::i64, tj::boolean}) {
+          CAPTURE(dtype);
+          auto typed = dtype == tj::boolean ? x > 2.0f : x.astype(dtype);
+          for (std::int64_t axis : {0, 1}) {
+            if (shape[static_cast<std::size_t>(axis)] == 0) continue;  // rejected when built
+            check(typed.argmax(axis));
+            check(typed.argmin(axis, true));
+            check(typed.flip(axis).argmax(axis));
+            check(typed.transpose().argmin(1 - axis));
+          }
+          if (shape[0] > 2 && shape[1] > 0) {
+            check(typed.slice(0, 1, shape[0], 2).argmax(0));
+            check(typed.slice(0, 1, shape[0], 2).flip(1).argmin(1));
+          }
+        }
+      }
+    auto row = tj::tensor<float>({1, 70}, values_of(70, 7, 11)).eval();
+    check(row.expand({300, 70}).argmax(0));  // every output's elements equal: index 0
+    check(row.expand({300, 70}).argmin(1));
+    check(row.transpose().expand({70, 5000}).argmax(1));
+    // Producers fused into the pass; a middle axis of a 3-d input.
+    auto cube = tj::tensor<float>({7, 523, 11}, values_of(7 * 523 * 11, 99, 31)).eval();
+    check((cube * -2.0f + 1.0f).argmax(1));
+    check(tj::abs(cube - 3.0f).argmin(1, true));
+    check((tj::abs(cube.astype(tj::i32)) - 3).argmax(2));
+    // Rows of neutral values only (the lanes' start) and of other ties: the first index.
+    for (float fill : {-inf, inf, 0.0f, -0.0f, nan}) {
+      CAPTURE(fill);
+      auto flat = tj::full({5, 4500}, fill).eval();
+      check(flat.argmax(1));
+      check(flat.argmin(1));
+      check(flat.argmax(0));
+      check(flat.argmin(0));
+    }
+    auto lowest = tj::full({3, 200}, std::numeric_limits<std::int32_t>::min(), tj::i32).eval();
+    check(lowest.argmax(1));
+    check((lowest.astype(tj::i64) - 1).argmax(0));
+    auto highest = tj::full({200, 70}, std::numeric_limits<std::int32_t>::max(), tj::i32).eval();
+    check(highest.argmin(0));
+    check((tj::full({3, 5000}, 1.0f) > 2.0f).argmax(1));
+    check((tj::full({5000, 3}, 1.0f) > 0.0f).argmin(0));
+    // One output over 2^20 elements, long enough to be split by blocks across threads; the best
+    // value in the last block, a NaN in the middle one.
+    auto big = values_of(1 << 20, 5, 0);
+    big[(1 << 20) - 5] = 100.0f;
+    big[(1 << 20) - 3] = 100.0f;
+    auto flat = tj::tensor<float>({1 << 20}, big).eval();
+    check(flat.argmax());
+    check(flat.argmin());
+    check(flat.astype(tj::f64).argmax());
+    big[1 << 19] = nan;
+    auto with_nan = tj::tensor<float>({1 << 20}, big).eval();
+    check(with_nan.argmax());
+    check(with_nan.argmin());
   }
 
   TEST_CASE("reductions JIT: a reduction takes its producers and consumers into one step") {

@@ -3,7 +3,8 @@
 // LLVM-free.
 //
 // A kernel computes one reduction (reduce_sum, reduce_prod, reduce_max, reduce_min, reduce_any,
-// reduce_all) of a `producer` expression, then a `consumer` expression of its result:
+// reduce_all, argmax, argmin) of a `producer` expression, then a `consumer` expression of its
+// result:
 //
 //   producer: elementwise ops over the reduction's input domain, leaves `input` nodes (the
 //             producer inputs) and constants; its one output is the value reduced. With no
@@ -42,6 +43,13 @@
 //
 // Accumulators: bool and integer sums and products in i64 (wrapping), floats in their dtype,
 // max/min in the input dtype (bool max/min are any/all), any/all in bool.
+//
+// argmax and argmin (one reduced axis, so reduced_rank is 1) are order free: the result (i64) is
+// the index of the first extreme, a NaN counting as the extreme (the interpreter's
+// index_of_first_extreme). They walk the same blocks and tiles in ONE pass, each lane carrying a
+// best value and the index where it was seen; their partials are reduce_partial_bytes each: the
+// block's index (i64; INT64_MAX for a block of neutral values only) at byte 0, its value at
+// byte 8.
 #pragma once
 
 #include <cstdint>
@@ -85,10 +93,17 @@ struct ReduceKernelSpec {
   std::vector<ir::NodePtr> consumer_inputs;   // its other `input` leaves, in argument order
 };
 
-// The dtype the kernel accumulates `op` of `input_dtype` in (the partials' dtype).
+// The dtype the kernel accumulates `op` of `input_dtype` in (the partials' dtype; for argmax and
+// argmin, the dtype of the values its lanes carry).
 DType reduce_accumulator_dtype(ir::Op op, DType input_dtype);
 
-// Whether the JIT lowers this reduction (argmax and argmin are left to the interpreter).
+// The bytes of one block partial (modes 1 and 2).
+std::size_t reduce_partial_bytes(ir::Op op, DType input_dtype);
+
+// argmax or argmin.
+bool is_arg_reduction(ir::Op op);
+
+// Whether `op` is a reduction the reduce kernel lowers (every reduction op).
 bool is_jit_reduction(ir::Op op);
 
 // The structural key: op, both expressions (ops, dtypes, constants, wiring), access classes.
