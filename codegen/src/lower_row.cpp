@@ -290,7 +290,8 @@ std::vector<llvm::Value*> RowLowering::emit_expression(const LoopPlan& plan, uns
 // read from memory that a store to an uncached line needs (7-9% less CPU time for the 4096 x 4096
 // f32 softmax, docs/reductions.md). Only the phase's own stores: layernorm, which prefetches
 // from its first phase and stores in its last, was 10% slower when its first phase also asked
-// for the next output row. Prefetches past the last row are harmless: they never fault.
+// for the next output row. Nor for rows written with streaming stores, which skip the caches.
+// Prefetches past the last row are harmless: they never fault.
 void RowLowering::emit_next_row_prefetch(llvm::Value* column, std::int64_t count,
                                          const std::vector<int>& writes) {
   llvm::Function* prefetch = llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::prefetch,
@@ -310,7 +311,7 @@ void RowLowering::emit_next_row_prefetch(llvm::Value* column, std::int64_t count
   for (int w : writes) {
     const auto v = static_cast<std::size_t>(w);
     const RowValue& value = plan_.values[v];
-    if (value.output < 0) continue;
+    if (value.output < 0 || plan_.streamed[v]) continue;  // streamed: written around the caches
     const auto size = static_cast<std::int64_t>(itemsize(value.dtype));
     llvm::Value* next = builder_.CreateGEP(memory_type(value.dtype), current_[v].row,
                                            builder_.CreateAdd(columns_, column));
