@@ -10,7 +10,7 @@
 //             micro-kernel on the MR x NR tile (edge tiles through run_tile's temporary)
 //             after the last KC block: the store stage (in registers)
 //           after the last KC block, every packed_epilogue_panels() panels: the epilogue on those
-//           mc rows, the next region announced to the prefetch hook meanwhile
+//           mc rows
 //
 // k is never split: the first KC block starts every chain from +0, later blocks continue it from
 // the value the previous block stored, so each element is one FMA chain in increasing k.
@@ -22,7 +22,6 @@
 #include <cstdint>
 
 #include "edge_tile.hpp"
-#include "epilogue_announce.hpp"
 #include "kernel_family.hpp"
 #include "packing.hpp"
 #include "store_stage.hpp"
@@ -67,15 +66,7 @@ void macro_kernel(const detail::RegionProblem<T>& problem, std::int64_t ic, std:
   const std::int64_t group = finishing ? detail::packed_epilogue_panels<T>(problem.blocking) * NR : nc;
   for (std::int64_t jg = 0; jg < nc; jg += group) {
     const std::int64_t group_cols = std::min(group, nc - jg);
-    // The region after this one: the next group of panels, or the next block's rows.
-    const bool next_in_block = jg + group < nc;
-    const std::int64_t next_row = next_in_block ? ic : ic + mc;
-    const std::int64_t next_rows = next_in_block ? mc : std::min(problem.blocking.mc, problem.m - ic - mc);
-    const std::int64_t next_col = next_in_block ? jc + jg + group : jc;
-    const std::int64_t next_cols = std::min(group, next_in_block ? nc - jg - group : nc);
-    const std::int64_t panels = (group_cols + NR - 1) / NR;
     for (std::int64_t jr = jg; jr < jg + group_cols; jr += NR) {
-      if (finishing) announce_piece(problem, next_row, next_rows, next_col, next_cols, (jr - jg) / NR, panels);
       const int cols = static_cast<int>(std::min<std::int64_t>(NR, nc - jr));
       const T* b_panel = packed_b + jr * kc;
       for (std::int64_t ir = 0; ir < mc; ir += MR) {

@@ -132,7 +132,6 @@ void run_task(const Plan<T>& plan, std::int64_t index) {
   region.stage.relu = stage.activation == Activation::relu;
   region.epilogue = args.epilogue;
   region.epilogue_context = args.epilogue_context;
-  if (args.epilogue != nullptr) region.epilogue_prefetch = args.epilogue_prefetch;
   region.batch = batch;
   region.row0 = row0;
   region.col0 = col0;

@@ -37,7 +37,6 @@ struct RegionProblem {
   TileStage<T> stage{};  // applied to the region's final values, before the epilogue
   Epilogue<T> epilogue = nullptr;
   void* epilogue_context = nullptr;
-  EpiloguePrefetch epilogue_prefetch = nullptr;  // only with an epilogue
   std::int64_t batch = 0, row0 = 0, col0 = 0;  // where the region sits, for the epilogue
   Blocking blocking{};
   T* workspace = nullptr;  // workspace_elements(...) values, 64-byte aligned

@@ -11,9 +11,6 @@
 //       for jr in the group step NR     (the unpacked kernel over all of k, the store stage in registers)
 //       the epilogue over the row of G tiles
 //
-// With an epilogue prefetch hook, each row block's kernels announce the next row block's region to
-// it, a few rows before each column block (epilogue_announce.hpp).
-//
 // No KC blocking: each tile's chains run over all of k at once, so every element is one FMA chain
 // in increasing k and C is written once.
 #pragma once
@@ -22,7 +19,6 @@
 #include <cstdint>
 #include <cstring>
 
-#include "epilogue_announce.hpp"
 #include "kernel_family.hpp"
 #include "packing.hpp"
 #include "unpacked_kernel.hpp"
@@ -61,9 +57,7 @@ void unpacked_column_blocks(const detail::RegionProblem<T>& problem, std::int64_
     using Kernel = UnpackedKernel<T, V, ROWS, NV>;
     const T* a = problem.a + row * problem.a_row_stride;
     T* c_row = problem.c + row * ldc + col;
-    const std::int64_t next_rows = std::min<std::int64_t>(MR, problem.m - row - ROWS);
     for (std::int64_t g = 0; g < blocks; ++g) {
-      announce_piece(problem, row + ROWS, next_rows, col, region_cols, g, blocks);
       T* c = c_row + g * width;
       const T* b_block = b + g * b_block_stride;
       const detail::TileStage<T> stage = problem.stage.at_column(col + g * width);

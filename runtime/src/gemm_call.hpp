@@ -21,7 +21,6 @@ template <typename T> struct GemmEpilogue {
   kernels::Epilogue<T> function = nullptr;
   void* context = nullptr;
   void (*begin_outer)(void* context, std::int64_t outer) = nullptr;
-  kernels::EpiloguePrefetch prefetch = nullptr;  // the announcements of regions still to come
   const T* column_bias = nullptr;
   ir::Strides column_bias_strides;
   kernels::Activation activation = kernels::Activation::none;

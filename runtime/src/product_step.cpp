@@ -8,9 +8,7 @@
 // unfused composition bit for bit. A bias along the rows and/or relu alone are applied by the
 // GEMM itself to its accumulators before the store (kernels::StoreStage), with the same IEEE
 // operations as the loop kernel: no kernel call per tile, and C is not reloaded.
-#include <algorithm>
 #include <array>
-#include <cstdlib>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -113,45 +111,6 @@ void run_epilogue(void* context, T* c, std::int64_t /*ldc*/, std::int64_t row0, 
   e.function(&args, 0, rows * cols);
 }
 
-// Brings the lines of one operand's rows x cols rectangle at `first` towards L2, along its
-// contiguous axis: rows of a row-major operand, columns of a transposed one. An operand with no
-// axis of at most a line's stride (scattered reads) or broadcast along the rows (a bias, read by
-// every call and so in cache) is left to the hardware. Prefetches never fault, so a rectangle
-// that runs past a buffer's end is harmless.
-void prefetch_rectangle(const TileOperand& operand, const char* first, std::int64_t rows, std::int64_t cols,
-                        bool for_writing) {
-  constexpr std::int64_t kLine = 64;
-  std::int64_t lines_stride = operand.row_stride, span_stride = operand.column_stride;
-  std::int64_t lines = rows, span = cols;
-  if (std::abs(span_stride) > kLine || span_stride == 0) {
-    std::swap(lines_stride, span_stride);
-    std::swap(lines, span);
-  }
-  if (lines_stride == 0 || span_stride == 0 || std::abs(span_stride) > kLine) return;
-  const std::int64_t span_bytes = (span - 1) * span_stride;
-  const std::int64_t low = std::min<std::int64_t>(0, span_bytes), high = std::max<std::int64_t>(0, span_bytes);
-  for (std::int64_t i = 0; i < lines; ++i) {
-    const char* start = first + i * lines_stride;
-    for (std::int64_t offset = low; offset <= high + kLine - 1; offset += kLine) {
-      if (for_writing) __builtin_prefetch(start + offset, 1, 2);
-      else __builtin_prefetch(start + offset, 0, 2);
-    }
-  }
-}
-
-// The kernels::EpiloguePrefetch hook: the leaves and separate outputs of a region announced
-// ahead of its epilogue call, towards L2 (prefetching into L1, or only into L3, gained less in the
-// wide layer of docs/epilogues.md in throw-away variants). C is the GEMM's own.
-void prefetch_epilogue(void* context, std::int64_t row0, std::int64_t col0, std::int64_t rows, std::int64_t cols,
-                       std::int64_t batch) {
-  const auto& e = *static_cast<const EpilogueContext*>(context);
-  for (const TileOperand& leaf : e.leaves)
-    prefetch_rectangle(leaf, region_start(leaf, batch, row0, col0), rows, cols, false);
-  for (std::size_t j = 0; j < e.outputs.size(); ++j)
-    if (static_cast<int>(j) != e.prepared->in_place_output)
-      prefetch_rectangle(e.outputs[j], region_start(e.outputs[j], batch, row0, col0), rows, cols, true);
-}
-
 template <typename T>
 void run_product(const PreparedProduct& prepared, const ir::Value& a, const ir::Value& b,
                  const ir::Value& c, EpilogueContext& context) {
@@ -161,7 +120,6 @@ void run_product(const PreparedProduct& prepared, const ir::Value& a, const ir::
   hook.function = &run_epilogue<T>;
   hook.context = &context;
   hook.begin_outer = &begin_outer;
-  hook.prefetch = &prefetch_epilogue;
   run_gemm<T>(a, b, c, hook);
 }
 

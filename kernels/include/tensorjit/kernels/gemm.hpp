@@ -68,17 +68,6 @@ template <class T>
 using Epilogue = void (*)(void* context, T* c, std::int64_t ldc, std::int64_t row0, std::int64_t col0,
                           std::int64_t rows, std::int64_t cols, std::int64_t batch);
 
-// An optional companion of the epilogue hook: gemm() announces a rectangle of C whose epilogue
-// call is still to come (rows x cols from (row0, col0) of batch `batch`, all inside C), spread in
-// small pieces over the micro-kernels' work on the region before it, so that the hook can start
-// loading what the epilogue will read (a residual tensor, a separate output) while the product
-// computes, instead of missing on all of them at once when the epilogue runs (docs/epilogues.md).
-// A hint: announced elements' epilogue calls are still to come, but any element may be announced
-// once, several times or never.
-// The same threads and exception rules as the epilogue hook; it is not called without one.
-using EpiloguePrefetch = void (*)(void* context, std::int64_t row0, std::int64_t col0, std::int64_t rows,
-                                  std::int64_t cols, std::int64_t batch);
-
 // A column bias and an activation the micro-kernels apply to their accumulators before they store
 // a finished tile: c[b][i][j] = activation(chain[b][i][j] + column_bias[b * column_bias_batch_stride
 // + j]) (each an IEEE operation on the element's one FMA chain; no bias when column_bias is null).
@@ -142,7 +131,6 @@ struct GemmArgs {
   StoreStage<T> store_stage{};
   Epilogue<T> epilogue = nullptr;
   void* epilogue_context = nullptr;
-  EpiloguePrefetch epilogue_prefetch = nullptr;  // called with epilogue_context
 };
 
 void gemm(const GemmArgs<float>& args, const GemmOptions& options = {});
