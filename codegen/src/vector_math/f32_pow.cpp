@@ -21,13 +21,11 @@
 //   pow(-1, +-inf) = 1; pow(x, +-inf) and pow(+-inf, y) by |x| against 1 and the sign of y.
 // |y| >= 2^24 is an even integer. Measured errors: docs/vector_math.md.
 #include "f32_functions.hpp"
-
-#include <limits>
+#include "functions.hpp"
 
 namespace tensorjit::codegen::vector_math::f32 {
 namespace {
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
 constexpr double kLn2High = 0x1.62ep-1;
 constexpr double kLn2Low = 0x1.0bfbe8p-15;
 constexpr double kTwoThirdsHigh = 0x1.555556p-1;
@@ -76,43 +74,11 @@ DoubleDouble log_pair(MathBuilder& m, llvm::Value* x) {
 
 }  // namespace
 
+// The shared part (pow.cpp): y log|x| as a pair, exp of it, the special cases.
 llvm::Value* pow(MathBuilder& m, llvm::Value* x, llvm::Value* y) {
-  auto& b = m.ir();
-  llvm::Value* magnitude = m.abs(x);
-  DoubleDouble logarithm = log_pair(m, magnitude);
-  // log|x| of 0 and inf are -inf and inf exactly; elsewhere the pair.
-  llvm::Value* zero = m.equal(magnitude, m.real(0.0));
-  llvm::Value* infinite = m.equal(magnitude, m.real(kInfinity));
-  llvm::Value* log_hi = m.select(zero, m.real(-kInfinity),
-                                 m.select(infinite, m.real(kInfinity), logarithm.hi));
-  llvm::Value* log_lo = m.select(b.CreateOr(zero, infinite), m.real(0.0), logarithm.lo);
-  DoubleDouble product = m.two_product(y, log_hi);
-  llvm::Value* product_lo = m.fma(y, log_lo, product.lo);
-  // An infinite or NaN product has no meaningful low part (inf - inf).
-  llvm::Value* finite = m.less(m.abs(product.hi), m.real(kInfinity));
-  product_lo = m.select(finite, product_lo, m.real(0.0));
-  ExpParts parts = exp_parts(m, product.hi, product_lo, kExpLowest);
-  llvm::Value* result = scale(m, parts);
-  // |x| == 1 with y = +-inf: the product is NaN (inf * 0); the result is 1.
-  result = m.select(m.equal(magnitude, m.real(1.0)), m.real(1.0), result);
-
-  // Sign for x < 0 (also -0 and -inf): odd integer y negates; finite non-integer y gives NaN for
-  // finite nonzero x. y = +-inf counts as not odd.
-  llvm::Value* integral = m.equal(m.truncate(y), y);
-  llvm::Value* half = m.mul(y, m.real(0.5));
-  llvm::Value* odd = b.CreateAnd(integral, b.CreateNot(m.equal(m.truncate(half), half)));
-  llvm::Value* negative = b.CreateICmpSLT(m.to_bits(x), m.integer(0));
-  result = m.select(b.CreateAnd(negative, odd), m.neg(result), result);
-  llvm::Value* finite_y = m.less(m.abs(y), m.real(kInfinity));
-  llvm::Value* finite_nonzero_x = b.CreateAnd(b.CreateNot(zero), b.CreateNot(infinite));
-  llvm::Value* invalid = b.CreateAnd(b.CreateAnd(negative, finite_nonzero_x),
-                                     b.CreateAnd(finite_y, b.CreateNot(integral)));
-  result = m.select(invalid, m.real(std::numeric_limits<double>::quiet_NaN()), result);
-
-  // NaN operands propagate, except pow(x, 0) and pow(1, y), which are 1.
-  result = m.select(b.CreateOr(m.is_nan(x), m.is_nan(y)), m.add(x, y), result);
-  llvm::Value* one = b.CreateOr(m.equal(y, m.real(0.0)), m.equal(x, m.real(1.0)));
-  return m.select(one, m.real(1.0), result);
+  return vector_math::pow_from_log(m, x, y, log_pair(m, m.abs(x)), [&](DoubleDouble exponent) {
+    return scale(m, exp_parts(m, exponent.hi, exponent.lo, kExpLowest));
+  });
 }
 
 }  // namespace tensorjit::codegen::vector_math::f32

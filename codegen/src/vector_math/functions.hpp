@@ -8,6 +8,8 @@
 // thresholds) are those of glibc's libm.
 #pragma once
 
+#include <functional>
+
 #include "math_builder.hpp"
 
 namespace tensorjit::codegen::vector_math {
@@ -59,5 +61,10 @@ llvm::Value* cos(MathBuilder& m, llvm::Value* x);
 
 // pow.cpp
 llvm::Value* pow(MathBuilder& m, llvm::Value* x, llvm::Value* y);
+// What pow in f64 and in f32 (f32_pow.cpp) share: `log_magnitude` is log|x| as a pair for finite
+// |x| > 0 (anything elsewhere); y log|x| is formed as an FMA product pair, `exp_of` of it taken,
+// and the special cases of C99 Annex F applied as glibc does (the file's comment).
+llvm::Value* pow_from_log(MathBuilder& m, llvm::Value* x, llvm::Value* y, DoubleDouble log_magnitude,
+                          const std::function<llvm::Value*(DoubleDouble)>& exp_of);
 
 }  // namespace tensorjit::codegen::vector_math

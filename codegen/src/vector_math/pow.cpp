@@ -12,12 +12,12 @@
 
 namespace tensorjit::codegen::vector_math {
 
-llvm::Value* pow(MathBuilder& m, llvm::Value* x, llvm::Value* y) {
+llvm::Value* pow_from_log(MathBuilder& m, llvm::Value* x, llvm::Value* y, DoubleDouble logarithm,
+                          const std::function<llvm::Value*(DoubleDouble)>& exp_of) {
   auto& b = m.ir();
   constexpr double kInfinity = std::numeric_limits<double>::infinity();
   llvm::Value* magnitude = m.abs(x);
-  DoubleDouble logarithm = log_double_double(m, magnitude);
-  // log|x| of 0 and inf are -inf and inf exactly; elsewhere the double-double.
+  // log|x| of 0 and inf are -inf and inf exactly; elsewhere the pair.
   llvm::Value* zero = m.equal(magnitude, m.real(0.0));
   llvm::Value* infinite = m.equal(magnitude, m.real(kInfinity));
   llvm::Value* log_hi = m.select(zero, m.real(-kInfinity),
@@ -28,12 +28,12 @@ llvm::Value* pow(MathBuilder& m, llvm::Value* x, llvm::Value* y) {
   // An infinite or NaN product has no meaningful low part (inf - inf).
   llvm::Value* finite = m.less(m.abs(product.hi), m.real(kInfinity));
   product_lo = m.select(finite, product_lo, m.real(0.0));
-  llvm::Value* result = exp_double_double(m, {product.hi, product_lo});
+  llvm::Value* result = exp_of({product.hi, product_lo});
   // |x| == 1 with y = +-inf: the product is NaN (inf * 0); the result is 1.
   result = m.select(m.equal(magnitude, m.real(1.0)), m.real(1.0), result);
 
   // Sign for x < 0 (also -0 and -inf): odd integer y negates; finite non-integer y gives NaN for
-  // finite nonzero x. |y| >= 2^53 is even; y = +-inf counts as not odd.
+  // finite nonzero x. |y| beyond the format's integers is even; y = +-inf counts as not odd.
   llvm::Value* integral = m.equal(m.truncate(y), y);
   llvm::Value* half = m.mul(y, m.real(0.5));
   llvm::Value* odd = b.CreateAnd(integral, b.CreateNot(m.equal(m.truncate(half), half)));
@@ -49,6 +49,11 @@ llvm::Value* pow(MathBuilder& m, llvm::Value* x, llvm::Value* y) {
   result = m.select(b.CreateOr(m.is_nan(x), m.is_nan(y)), m.add(x, y), result);
   llvm::Value* one = b.CreateOr(m.equal(y, m.real(0.0)), m.equal(x, m.real(1.0)));
   return m.select(one, m.real(1.0), result);
+}
+
+llvm::Value* pow(MathBuilder& m, llvm::Value* x, llvm::Value* y) {
+  return pow_from_log(m, x, y, log_double_double(m, m.abs(x)),
+                      [&](DoubleDouble exponent) { return exp_double_double(m, exponent); });
 }
 
 }  // namespace tensorjit::codegen::vector_math
