@@ -86,16 +86,20 @@ void ReduceLowering::build(const std::string& symbol, int vector_bits) {
   builder_.CreateRetVoid();
 }
 
-// One output in the default walk; in mode 1 only its partials, in mode 2 only its finish.
-void ReduceLowering::emit_single_output(llvm::Value* output) {
-  const std::vector<llvm::Value*> kept_offsets = emit_kept_offsets(output);
+ReduceLowering::BlockWalk ReduceLowering::emit_block_walk(llvm::Value* output) {
   llvm::Value* finishing = builder_.CreateICmpEQ(mode_, index(2));
   llvm::Value* writing = builder_.CreateICmpEQ(mode_, index(1));
   llvm::Value* first_block = builder_.CreateSelect(
       writing, load_field(index_type_, offsetof(ReduceArgs, block_begin), "block_begin"), index(0));
   llvm::Value* last_block = builder_.CreateSelect(
       writing, load_field(index_type_, offsetof(ReduceArgs, block_end), "block_end"), block_count_);
-  llvm::Value* partial_row = builder_.CreateMul(output, block_count_);
+  return {finishing, writing, first_block, last_block, builder_.CreateMul(output, block_count_)};
+}
+
+// One output in the default walk; in mode 1 only its partials, in mode 2 only its finish.
+void ReduceLowering::emit_single_output(llvm::Value* output) {
+  const std::vector<llvm::Value*> kept_offsets = emit_kept_offsets(output);
+  const auto [finishing, writing, first_block, last_block, partial_row] = emit_block_walk(output);
   llvm::Type* partial_type = memory_type(accumulator());
 
   llvm::BasicBlock* reduce_blocks = block("reduce_blocks");

@@ -81,13 +81,7 @@ llvm::Value* ReduceLowering::absolute_index(llvm::Value* block_start, llvm::Valu
 void ReduceLowering::emit_arg_output(llvm::Value* output) {
   const std::vector<llvm::Value*> kept_offsets = emit_kept_offsets(output);
   bind_rows(kept_offsets, index(0));
-  llvm::Value* finishing = builder_.CreateICmpEQ(mode_, index(2));
-  llvm::Value* writing = builder_.CreateICmpEQ(mode_, index(1));
-  llvm::Value* first_block = builder_.CreateSelect(
-      writing, load_field(index_type_, offsetof(ReduceArgs, block_begin), "block_begin"), index(0));
-  llvm::Value* last_block = builder_.CreateSelect(
-      writing, load_field(index_type_, offsetof(ReduceArgs, block_end), "block_end"), block_count_);
-  llvm::Value* partial_row = builder_.CreateMul(output, block_count_);
+  const auto [finishing, writing, first_block, last_block, partial_row] = emit_block_walk(output);
   llvm::Type* value_type = register_type(context_, accumulator(), 1);
   llvm::Type* value_memory = memory_type(accumulator());
   llvm::AllocaInst* best_value = nullptr;

@@ -86,6 +86,17 @@ class ReduceLowering {
 
   void emit_prologue();
   std::vector<llvm::Value*> emit_kept_offsets(llvm::Value* output);
+  // Which of one output's blocks this call reduces (ReduceArgs::mode): all of them (mode 0), a
+  // range whose partials it stores (mode 1, `writing`), or none, finishing from the partials
+  // (mode 2, `finishing`); the output's row of partials starts at `partial_row`.
+  struct BlockWalk {
+    llvm::Value* finishing;
+    llvm::Value* writing;
+    llvm::Value* first_block;
+    llvm::Value* last_block;
+    llvm::Value* partial_row;
+  };
+  BlockWalk emit_block_walk(llvm::Value* output);
   void emit_single_output(llvm::Value* output);
   // `strip` tiles of V outputs side by side (1, or kStripTiles: one 4 KiB page of f32 per row).
   void emit_output_tile(llvm::Value* output, unsigned strip);
