@@ -82,32 +82,16 @@ llvm::Value* sin_with_offset(MathBuilder& m, llvm::Value* x, std::int64_t offset
 }
 
 // Lanes with |x| > 2^20 or infinite take the f64 algorithm `f64_function` (widened, rounded
-// once) in a block of their own, entered when some lane needs it.
+// once).
 llvm::Value* with_f64_beyond_range(MathBuilder& m, llvm::Value* x, llvm::Value* reduced_result,
                                    llvm::Value* (*f64_function)(MathBuilder&, llvm::Value*),
                                    const char* name) {
   auto& b = m.ir();
   llvm::Value* beyond = m.greater(m.abs(x), m.real(kReductionLimit));
-  llvm::Value* any = m.lanes() == 1 ? beyond : b.CreateOrReduce(beyond);
-  llvm::BasicBlock* before = b.GetInsertBlock();
-  llvm::Function* function = before->getParent();
-  auto* slow = llvm::BasicBlock::Create(b.getContext(), std::string(name) + ".f64", function);
-  auto* join = llvm::BasicBlock::Create(b.getContext(), std::string(name) + ".join", function);
-  b.CreateCondBr(any, slow, join);
-
-  b.SetInsertPoint(slow);
-  MathBuilder wide(b, m.module(), m.lanes(), Evaluation::f64_for_f32);
-  llvm::Value* from_f64 = b.CreateFPTrunc(f64_function(wide, b.CreateFPExt(x, wide.real_type())),
-                                          m.real_type());
-  llvm::Value* mixed = m.select(beyond, from_f64, reduced_result);
-  llvm::BasicBlock* slow_end = b.GetInsertBlock();
-  b.CreateBr(join);
-
-  b.SetInsertPoint(join);
-  llvm::PHINode* result = b.CreatePHI(m.real_type(), 2, name);
-  result->addIncoming(reduced_result, before);
-  result->addIncoming(mixed, slow_end);
-  return result;
+  return vector_math::with_slow_lanes(m, beyond, reduced_result, name, ".f64", [&] {
+    MathBuilder wide(b, m.module(), m.lanes(), Evaluation::f64_for_f32);
+    return b.CreateFPTrunc(f64_function(wide, b.CreateFPExt(x, wide.real_type())), m.real_type());
+  });
 }
 
 }  // namespace

@@ -56,6 +56,11 @@ llvm::Value* erf(MathBuilder& m, llvm::Value* x);
 llvm::Value* gelu(MathBuilder& m, llvm::Value* x);
 
 // trig.cpp
+// `fast` with the lanes where `beyond` holds replaced by `slow()`, which is emitted in a block of
+// its own (named `name` + `slow_label`) entered only when some lane needs it: the common case pays
+// one branch. The same instructions at every lane count, so every width gives the same bits.
+llvm::Value* with_slow_lanes(MathBuilder& m, llvm::Value* beyond, llvm::Value* fast, const char* name,
+                             const char* slow_label, const std::function<llvm::Value*()>& slow);
 llvm::Value* sin(MathBuilder& m, llvm::Value* x);
 llvm::Value* cos(MathBuilder& m, llvm::Value* x);
 

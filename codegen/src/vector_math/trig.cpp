@@ -87,48 +87,51 @@ llvm::Value* sin_with_offset(MathBuilder& m, llvm::Value* x, std::int64_t offset
   return m.from_bits(b.CreateXor(m.to_bits(value), sign_bit));
 }
 
-// Lanes with |x| > 2^30 or infinite take libm's `name` (sin or cos) in a block of their own.
+// Lanes with |x| > 2^30 or infinite take libm's `name` (sin or cos), one call per lane.
 llvm::Value* with_libm_beyond_range(MathBuilder& m, llvm::Value* x, llvm::Value* reduced_result,
                                     const char* name) {
   auto& b = m.ir();
   llvm::Value* beyond = m.greater(m.abs(x), m.real(kReductionLimit));
+  return with_slow_lanes(m, beyond, reduced_result, name, ".libm", [&] {
+    llvm::FunctionCallee callee = m.module().getOrInsertFunction(
+        name, llvm::FunctionType::get(b.getDoubleTy(), {b.getDoubleTy()}, false));
+    auto call = [&](llvm::Value* argument) {
+      llvm::CallInst* result = b.CreateCall(callee, {argument});
+      result->addFnAttr(llvm::Attribute::NoBuiltin);
+      result->addFnAttr(llvm::Attribute::NoUnwind);
+      return result;
+    };
+    if (m.lanes() == 1) return static_cast<llvm::Value*>(call(x));
+    llvm::Value* from_libm = llvm::PoisonValue::get(m.real_type());
+    for (unsigned lane = 0; lane < m.lanes(); ++lane)
+      from_libm = b.CreateInsertElement(from_libm, call(b.CreateExtractElement(x, lane)), lane);
+    return from_libm;
+  });
+}
+
+}  // namespace
+
+llvm::Value* with_slow_lanes(MathBuilder& m, llvm::Value* beyond, llvm::Value* fast, const char* name,
+                             const char* slow_label, const std::function<llvm::Value*()>& slow) {
+  auto& b = m.ir();
   llvm::Value* any = m.lanes() == 1 ? beyond : b.CreateOrReduce(beyond);
   llvm::BasicBlock* before = b.GetInsertBlock();
   llvm::Function* function = before->getParent();
-  auto* slow = llvm::BasicBlock::Create(b.getContext(), std::string(name) + ".libm", function);
+  auto* slow_block = llvm::BasicBlock::Create(b.getContext(), std::string(name) + slow_label, function);
   auto* join = llvm::BasicBlock::Create(b.getContext(), std::string(name) + ".join", function);
-  b.CreateCondBr(any, slow, join);
+  b.CreateCondBr(any, slow_block, join);
 
-  b.SetInsertPoint(slow);
-  llvm::FunctionCallee callee = m.module().getOrInsertFunction(
-      name, llvm::FunctionType::get(b.getDoubleTy(), {b.getDoubleTy()}, false));
-  auto call = [&](llvm::Value* argument) {
-    llvm::CallInst* result = b.CreateCall(callee, {argument});
-    result->addFnAttr(llvm::Attribute::NoBuiltin);
-    result->addFnAttr(llvm::Attribute::NoUnwind);
-    return result;
-  };
-  llvm::Value* from_libm;
-  if (m.lanes() == 1) {
-    from_libm = call(x);
-  } else {
-    from_libm = llvm::PoisonValue::get(m.real_type());
-    for (unsigned lane = 0; lane < m.lanes(); ++lane) {
-      from_libm = b.CreateInsertElement(from_libm, call(b.CreateExtractElement(x, lane)), lane);
-    }
-  }
-  llvm::Value* mixed = m.select(beyond, from_libm, reduced_result);
+  b.SetInsertPoint(slow_block);
+  llvm::Value* mixed = m.select(beyond, slow(), fast);
   llvm::BasicBlock* slow_end = b.GetInsertBlock();
   b.CreateBr(join);
 
   b.SetInsertPoint(join);
   llvm::PHINode* result = b.CreatePHI(m.real_type(), 2, name);
-  result->addIncoming(reduced_result, before);
+  result->addIncoming(fast, before);
   result->addIncoming(mixed, slow_end);
   return result;
 }
-
-}  // namespace
 
 // sin(+-0) keeps the zero's sign (the reduction would give +0).
 llvm::Value* sin(MathBuilder& m, llvm::Value* x) {
