@@ -97,6 +97,49 @@ def tanh_fit(cut, terms):
     show("tanh: p(z), tanh(x) = x + x^3 p(x^2)", (0, cut), coefficients, error)
 
 
+def tanh_pieces():
+    """tanh's table (f32_tanh.cpp): |x| in [0, 1/16] and then four pieces per binade up to 8,
+    the last piece [8, 9.75] (|x| is clamped at 9.75, where tanh rounds to 1). Each piece has a
+    degree-5 polynomial in t = |x| - centre. The first piece's centre is 0 and its polynomial
+    t + c3 t^3 + c5 t^5 (tanh(0) = 0 and tanh(t) = t for tiny t, exactly); the others' centre is
+    the f32 nearest the middle whose tanh is closest to an f32 (Gal's accurate tables), so that c0
+    is tanh(centre) to within 2^-12 ulp or so and the fit's error is the polynomial's alone; but
+    the last piece's centre is the clamp, 9.75, where tanh rounds to c0 = 1 (0.11 ulp), so that
+    every clamped |x| gives exactly 1.
+    Errors relative to tanh(x); prints the C++ table."""
+    edges = [0.0, 1 / 16]
+    while edges[-1] < 8:
+        edges.append(edges[-1] + 2.0 ** np.floor(np.log2(edges[-1])) / 4)
+    edges.append(9.75)
+    rows, worst = [], 0.0
+    t = chebyshev_grid(1e-7, edges[1])
+    basis = np.stack([t**3, t**5], axis=1)
+    odd, error = fit_f32(basis, values(lambda v: mpmath.tanh(v) - v, t),
+                         values(mpmath.tanh, t))
+    rows.append((0.0, [0.0, 1.0, 0.0, odd[0], 0.0, odd[1]], error))
+    for lo, hi in zip(edges[1:-1], edges[2:]):
+        middle = np.float32((lo + hi) / 2).view(np.uint32)
+        candidates = (np.uint32(middle + k).view(np.float32) for k in range(-1500, 1500))
+
+        def rounding(c):
+            v = mpmath.tanh(mpmath.mpf(float(c)))
+            r = np.float32(float(v))
+            return abs(float(v - mpmath.mpf(float(r)))) / float(np.spacing(r))
+        centre = hi if hi == edges[-1] else float(min(candidates, key=rounding))
+        a = chebyshev_grid(lo, hi)
+        basis = np.stack([(a - centre)**j for j in range(6)], axis=1)
+        f = values(mpmath.tanh, a)
+        coefficients, error = fit_f32(basis, f, f)
+        rows.append((centre, list(coefficients), error))
+    for (centre, _, error), lo, hi in zip(rows, edges, edges[1:]):
+        worst = max(worst, error)
+    print(f"tanh: {len(rows)} pieces of degree 5, worst error 2^{np.log2(worst):.1f}")
+    for (centre, coefficients, error), lo, hi in zip(rows, edges, edges[1:]):
+        values_text = ", ".join(f32_literal(c) for c in coefficients)
+        print(f"    {{{f32_literal(centre)}, {{{values_text}}}}},  // [{lo:g}, {hi:g}] "
+              f"2^{np.log2(error):.1f}")
+
+
 def erf_small_fit(cut):
     # erf(x) = x + x p(x^2) on [0, cut]; error relative to erf(x).
     x = chebyshev_grid(1e-6, cut)
@@ -193,7 +236,7 @@ if __name__ == "__main__":
     constants()
     exp_fit()
     log_fit()
-    tanh_fit(0.875, 6)
+    tanh_pieces()
     erf_small_fit(1.0)
     erfc_fit(1.0, 4.0, 15, 2.25)
     sin_fit(0.83, 3)

@@ -1,9 +1,9 @@
-// tanh, sigmoid, silu, gelu_tanh and softplus in native f32, built on f32_exp.cpp. The first four
-// are quotients over 1 + e, e = exp(-y) <= 1 rounded to f32 and 1 + e an exact Fast2Sum pair, so
-// the result carries e's rounding damped by the quotient's derivative. silu and gelu_tanh take
-// their numerator from exp's unrounded parts and correct the quotient by its exact residual;
-// sigmoid corrects the quotient but takes e rounded as its numerator, tanh trades both for speed
-// (their own comments). softplus is log1p of exp as a pair (f32_log.cpp).
+// sigmoid, silu, gelu_tanh and softplus in native f32, built on f32_exp.cpp (tanh: f32_tanh.cpp).
+// The first three are quotients over 1 + e, e = exp(-y) <= 1 rounded to f32 and 1 + e an exact
+// Fast2Sum pair, so the result carries e's rounding damped by the quotient's derivative. silu and
+// gelu_tanh take their numerator from exp's unrounded parts and correct the quotient by its exact
+// residual; sigmoid corrects the quotient but takes e rounded as its numerator (its comment).
+// softplus is log1p of exp as a pair (f32_log.cpp).
 // Measured bounds: docs/vector_math.md.
 #include "f32_functions.hpp"
 
@@ -16,12 +16,8 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-// Below |x| = 0.875 tanh is the odd polynomial; above, 2e / (1 + e) <= 0.296 with
-// e = exp(-2|x|) is subtracted from 1 (the smaller q, the less e's rounding shows).
-constexpr double kTanhPolynomialLimit = 0.875;
 // sigmoid(a) = e^a / (1 + e^a) for a < 0 is below 2^-150 from a = -104, silu(a) = a sigmoid(a)
-// from a = -109: e = exp(-|a|) is clamped at -120 and the clamped lanes give 0 (times x). tanh
-// takes exp(-|x|) with the same clamp, so that both share one evaluation.
+// from a = -109: e = exp(-|a|) is clamped at -120 and the clamped lanes give 0 (times x).
 constexpr double kSigmoidLowest = -120.0;
 
 // n / d for n = n_hi + n_lo (n_lo == nullptr: 0; the pair need not be normalised) and a
@@ -93,34 +89,6 @@ llvm::Value* times_sigmoid(MathBuilder& m, llvm::Value* x, llvm::Value* a, llvm:
 }
 
 }  // namespace
-
-// tanh(|x|): below 0.875 |x| + |x|^3 p(x^2), p of degree 5 (near-minimax, 2^-26.4 relative, a
-// fifth of an ulp at most; scripts/vector_math_f32_fit.py; degree 6 gave 2^-30.3 and cost W2 and
-// tanh 3% more, as both branches are evaluated for every lane). Above, 1 - q with q = 2e / (1 + e) <= 0.296 and
-// e = exp(-2|x|) = h^2, h = exp(-|x|) rounded to f32 exactly as sigmoid(x) forms it (exp's parts of
-// -|x| with sigmoid's clamp, exp's scaling), so a kernel with both evaluates one exp.
-// h^2 rounded is within 1.5 ulp of e (3 2^-24 relative), which moves q by 0.19 2^-22 at most: the
-// worst tanh over all f32 is 1.54 ulp (1.51 before exp's p was rounded once; 1.26 with the
-// separate exp(-2|x|) reduction used before); carrying the squared parts exactly instead costs
-// 4% of W2's time and 10% of tanh's (vecmath_kernels in cache). For |x| above 52 h^2 is below
-// 2^-150 (0, or 0 for the clamped lanes) and 1 - q is 1. 1 + e is a Fast2Sum pair; the quotient by its head is
-// corrected for its tail by one FMA (q (1 - d_lo / d_hi) with d_hi taken as 1: off by 2^-26 q at
-// most). The sign is copied back (tanh(-0) == -0, NaN stays NaN).
-llvm::Value* tanh(MathBuilder& m, llvm::Value* x) {
-  llvm::Value* magnitude = m.abs(x);
-  llvm::Value* square = m.mul(magnitude, magnitude);
-  llvm::Value* p = m.polynomial(square, {-0x1.555518p-2, 0x1.1104aap-3, -0x1.b8696ep-5,
-                                         0x1.58541ap-6, -0x1.cae4d6p-8, 0x1.674688p-10});
-  llvm::Value* small = m.fma(m.mul(magnitude, square), p, magnitude);
-  llvm::Value* half = one_plus_exp(m, exp_parts(m, m.neg(magnitude), nullptr, kSigmoidLowest, true)).e;
-  llvm::Value* e = m.mul(half, half);
-  DoubleDouble denominator = m.fast_two_sum(m.real(1.0), e);
-  llvm::Value* quotient = m.div(m.add(e, e), denominator.hi);
-  llvm::Value* q = m.fma(m.neg(quotient), denominator.lo, quotient);
-  llvm::Value* large = m.sub(m.real(1.0), q);
-  llvm::Value* result = m.select(m.less(magnitude, m.real(kTanhPolynomialLimit)), small, large);
-  return m.copysign(result, x);
-}
 
 // softplus(x) = x for x > 20, else log1p(exp(x)) (ops.def; the threshold is part of the op),
 // both native, exp's rounding error carried into log1p's correction term (rounding exp to f32

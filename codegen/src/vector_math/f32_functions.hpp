@@ -23,7 +23,7 @@ struct ExpParts {
   llvm::Value* k_real;  // k as an f32 (exact), for scale_by_power_of_two
 };
 // With `non_positive` (x <= 0 or NaN, as -|a|) the clamp at 89 is left out: the same IR for the
-// same x, so that kernels computing two such functions of one value (tanh(x) and sigmoid(x))
+// same x, so that kernels computing two such functions of one value (sigmoid(x) and silu(x))
 // share it after LLVM's common subexpression elimination.
 ExpParts exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double lowest,
                    bool non_positive = false);
@@ -43,8 +43,10 @@ llvm::Value* log1p(MathBuilder& m, llvm::Value* x);
 // log1p(x + x_lo) for |x_lo| <= ulp(x): x_lo joins the rounding error of 1 + x.
 llvm::Value* log1p_of_pair(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo);
 
-// f32_activations.cpp
+// f32_tanh.cpp
 llvm::Value* tanh(MathBuilder& m, llvm::Value* x);
+
+// f32_activations.cpp
 llvm::Value* sigmoid(MathBuilder& m, llvm::Value* x);
 llvm::Value* silu(MathBuilder& m, llvm::Value* x);
 llvm::Value* gelu_tanh(MathBuilder& m, llvm::Value* x);

@@ -209,6 +209,38 @@ llvm::Value* MathBuilder::scale_by_power_of_two(llvm::Value* p, llvm::Value* k, 
   return mul(mul(p, power_of_two(first)), power_of_two(second));
 }
 
+llvm::Value* MathBuilder::lookup(const std::array<float, kTableSize>& table, llvm::Value* index) {
+  auto& b = builder_;
+  const unsigned chunk = 2 * lanes_;  // the entries one vpermi2ps reaches
+  if (native_f32() && lanes_ > 1 && avx512_usable() && kTableSize % chunk == 0) {
+    const llvm::Intrinsic::ID permute = lanes_ == 16 ? llvm::Intrinsic::x86_avx512_vpermi2var_ps_512
+                                        : lanes_ == 8 ? llvm::Intrinsic::x86_avx512_vpermi2var_ps_256
+                                                      : llvm::Intrinsic::x86_avx512_vpermi2var_ps_128;
+    llvm::Value* result = nullptr;
+    for (unsigned first = 0; first < kTableSize; first += chunk) {
+      auto half = [&](unsigned from) {
+        return llvm::ConstantDataVector::get(b.getContext(),
+                                             llvm::ArrayRef<float>(table.data() + from, lanes_));
+      };
+      llvm::Value* picked = b.CreateIntrinsic(permute, {}, {half(first), index, half(first + lanes_)});
+      result = result == nullptr
+                   ? picked
+                   : b.CreateSelect(b.CreateICmpUGE(index, integer(first)), picked, result);
+    }
+    return result;
+  }
+  auto* array_type = llvm::ArrayType::get(b.getFloatTy(), kTableSize);
+  auto* array = new llvm::GlobalVariable(
+      module_, array_type, true, llvm::GlobalValue::PrivateLinkage,
+      llvm::ConstantDataArray::get(b.getContext(), llvm::ArrayRef<float>(table.data(), kTableSize)),
+      "tj_table");
+  array->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  llvm::Value* in_range = b.CreateAnd(index, integer(kTableSize - 1));
+  llvm::Value* address = b.CreateGEP(b.getFloatTy(), array, in_range);
+  if (lanes_ == 1) return b.CreateAlignedLoad(b.getFloatTy(), address, llvm::Align(4));
+  return b.CreateMaskedGather(real_type_, address, llvm::Align(4));
+}
+
 DoubleDouble MathBuilder::two_sum(llvm::Value* a, llvm::Value* b) {
   llvm::Value* sum = add(a, b);
   llvm::Value* b_part = sub(sum, a);

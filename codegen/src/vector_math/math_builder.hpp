@@ -8,6 +8,7 @@
 // the vector math polynomials.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 
@@ -115,6 +116,14 @@ class MathBuilder {
     llvm::Value* mantissa;
   };
   ExponentAndMantissa x86_exponent_and_mantissa(llvm::Value* x);
+
+  // table[index] in each lane, for native f32 and an i32 index in [0, 32); lanes whose index is
+  // out of range get one of the table's values (callers whose result there does not matter, such
+  // as NaN lanes, need not clamp). Where the host has AVX-512 (F and VL) one vpermi2ps per
+  // 2 * lanes entries (one at 512 bits; the selects pick the chunk), elsewhere and in the scalar
+  // tail a gather or load from a constant array: the same values at every width.
+  static constexpr unsigned kTableSize = 32;
+  llvm::Value* lookup(const std::array<float, kTableSize>& table, llvm::Value* index);
 
   // Error-free transformations (Knuth's TwoSum, Dekker's Fast2Sum with |a| >= |b| or a == 0, and
   // the FMA product): hi is the rounded result, lo the exact error.
