@@ -188,6 +188,31 @@ llvm::Value* MathBuilder::x86_scalef(llvm::Value* p, llvm::Value* k, llvm::Value
   }
 }
 
+llvm::Value* MathBuilder::table_lookup(const std::array<double, 16>& table, llvm::StringRef name,
+                                       llvm::Value* index) {
+  auto& b = builder_;
+  llvm::LLVMContext& context = b.getContext();
+  if (lanes_ == 8 && avx512_usable()) {
+    // vpermi2pd: index bit 3 picks the register, bits 2:0 the lane; the higher bits are ignored.
+    llvm::Value* first = llvm::ConstantDataVector::get(context, llvm::ArrayRef(table.data(), 8));
+    llvm::Value* second = llvm::ConstantDataVector::get(context, llvm::ArrayRef(table.data() + 8, 8));
+    return b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_vpermi2var_pd_512, {},
+                             {first, index, second});
+  }
+  llvm::GlobalVariable* array = module_.getNamedGlobal(name);
+  if (array == nullptr) {
+    llvm::Constant* values = llvm::ConstantDataArray::get(context, llvm::ArrayRef(table));
+    array = new llvm::GlobalVariable(module_, values->getType(), /*isConstant=*/true,
+                                     llvm::GlobalValue::PrivateLinkage, values, name);
+    array->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    array->setAlignment(llvm::Align(64));
+  }
+  llvm::Value* address =
+      b.CreateGEP(b.getDoubleTy(), array, b.CreateAnd(index, integer(15)));
+  if (lanes_ == 1) return b.CreateLoad(b.getDoubleTy(), address);
+  return b.CreateMaskedGather(real_type_, address, llvm::Align(8));
+}
+
 MathBuilder::ExponentAndMantissa MathBuilder::x86_exponent_and_mantissa(llvm::Value* x) {
   if (!native_f32() || !avx512_usable()) return {nullptr, nullptr};
   namespace x86 = llvm::Intrinsic;

@@ -8,9 +8,11 @@
 // the vector math polynomials.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 
+#include <llvm/ADT/StringRef.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
@@ -101,8 +103,16 @@ class MathBuilder {
   // [-252, 254], two factors. The first factor must leave p 2^(k >> 1) exact (p normal and well
   // inside the range), as the callers' p are. Where the host has AVX-512 (F and VL) this is one
   // vscalef (the exact p 2^k rounded once: the same bits) at 128, 256 and 512 bits and in the
-  // scalar tail; `k_real`, when given, is k as a real (saves the conversion).
+  // scalar tail; `k_real`, when given, is a real whose floor is k (vscalef scales by
+  // 2^floor(k_real): k itself, or exp's n/16; saves the conversion).
   llvm::Value* scale_by_power_of_two(llvm::Value* p, llvm::Value* k, llvm::Value* k_real = nullptr);
+  // f64 only: table[index & 15] in every lane, `index` an i64 value (only its low four bits are
+  // read). `name` names the table's constant in the module (one per table). Where the host has
+  // AVX-512 and the vector is one zmm of 8 lanes, one vpermi2pd from the table held in two
+  // registers; elsewhere a load (a gather for a vector) from the constant array: the table's
+  // values either way, so the same bits at every width and in the scalar tail.
+  llvm::Value* table_lookup(const std::array<double, 16>& table, llvm::StringRef name,
+                            llvm::Value* index);
   // 2^k for an integer k of the normal range ([-1022, 1023]; f32: [-126, 127]), exact.
   llvm::Value* power_of_two(llvm::Value* k);
 
