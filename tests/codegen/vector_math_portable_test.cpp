@@ -1,6 +1,7 @@
 // The vector math's portable paths against the AVX-512 ones (docs/vector_math.md): where the host
-// has AVX-512 F and VL, p 2^k is one vscalef and f32 log's reduction vgetexp and vgetmant; hosts
-// without take exact power-of-two factors and the exponent bits, which must give the same bits.
+// has AVX-512 F and VL, p 2^k is one vscalef, f32 log's reduction vgetexp and vgetmant, and f64
+// exp's table lookup vpermi2pd; hosts without take exact power-of-two factors, the exponent bits
+// and loads from the table, which must give the same bits.
 // vector_math::force_portable builds this host's kernels the portable way, so every op is
 // compared bit for bit between the two builds: f32 over a dense sample of all bit patterns, f64
 // over every binade and the op's range. (On a host without AVX-512 both builds are portable.)

@@ -65,12 +65,12 @@ constexpr Piece kPieces[] = {
 constexpr int kQuarterBinadeShift = 21;
 constexpr int kFirstPieceOffset = (0x3D800000 >> kQuarterBinadeShift) - 1;
 
-// One coefficient (or the centre, `column` == -1) of every piece as a lookup table, padded with
-// the last piece (reached only by NaN lanes).
-std::array<float, MathBuilder::kTableSize> column(int column) {
-  std::array<float, MathBuilder::kTableSize> table{};
+// One coefficient (or the centre, `column` == -1) of every piece as a lookup table of 32 entries,
+// padded with the last piece (reached only by NaN lanes).
+std::array<double, 32> column(int column) {
+  std::array<double, 32> table{};
   constexpr std::size_t pieces = std::size(kPieces);
-  static_assert(pieces <= MathBuilder::kTableSize);
+  static_assert(pieces <= table.size());
   for (std::size_t i = 0; i < table.size(); ++i) {
     const Piece& piece = kPieces[i < pieces ? i : pieces - 1];
     table[i] = column < 0 ? piece.centre : piece.coefficients[column];

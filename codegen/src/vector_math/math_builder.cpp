@@ -1,6 +1,8 @@
 #include "math_builder.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <cassert>
 #include <optional>
 #include <vector>
 
@@ -209,36 +211,52 @@ llvm::Value* MathBuilder::scale_by_power_of_two(llvm::Value* p, llvm::Value* k, 
   return mul(mul(p, power_of_two(first)), power_of_two(second));
 }
 
-llvm::Value* MathBuilder::lookup(const std::array<float, kTableSize>& table, llvm::Value* index) {
+llvm::Value* MathBuilder::lookup(llvm::ArrayRef<double> table, llvm::Value* index) {
   auto& b = builder_;
-  const unsigned chunk = 2 * lanes_;  // the entries one vpermi2ps reaches
-  if (native_f32() && lanes_ > 1 && avx512_usable() && kTableSize % chunk == 0) {
-    const llvm::Intrinsic::ID permute = lanes_ == 16 ? llvm::Intrinsic::x86_avx512_vpermi2var_ps_512
-                                        : lanes_ == 8 ? llvm::Intrinsic::x86_avx512_vpermi2var_ps_256
-                                                      : llvm::Intrinsic::x86_avx512_vpermi2var_ps_128;
+  const unsigned size = static_cast<unsigned>(table.size());
+  assert(size != 0 && size <= 32 && (size & (size - 1)) == 0);
+  const bool f32 = native_f32();
+  // The entries as constants of the element type, entry i at position i mod size for any count.
+  auto entries = [&](unsigned first, unsigned count) -> llvm::Constant* {
+    std::vector<llvm::Constant*> values;
+    for (unsigned i = first; i < first + count; ++i) {
+      values.push_back(llvm::ConstantFP::get(real_type_->getScalarType(), table[i % size]));
+    }
+    return count == 1 ? values[0] : llvm::ConstantVector::get(values);
+  };
+  const unsigned chunk = 2 * lanes_;  // the entries one vpermi2 reaches
+  if (lanes_ > 1 && avx512_usable()) {
+    const unsigned bits = lanes_ * (f32 ? 32 : 64);
+    namespace x86 = llvm::Intrinsic;
+    const llvm::Intrinsic::ID permute =
+        bits == 512 ? (f32 ? x86::x86_avx512_vpermi2var_ps_512 : x86::x86_avx512_vpermi2var_pd_512)
+        : bits == 256 ? (f32 ? x86::x86_avx512_vpermi2var_ps_256 : x86::x86_avx512_vpermi2var_pd_256)
+                      : (f32 ? x86::x86_avx512_vpermi2var_ps_128 : x86::x86_avx512_vpermi2var_pd_128);
+    // One chunk reads the index's low bits itself; several compare the entry number.
+    llvm::Value* entry = size > chunk ? b.CreateAnd(index, integer(size - 1)) : index;
     llvm::Value* result = nullptr;
-    for (unsigned first = 0; first < kTableSize; first += chunk) {
-      auto half = [&](unsigned from) {
-        return llvm::ConstantDataVector::get(b.getContext(),
-                                             llvm::ArrayRef<float>(table.data() + from, lanes_));
-      };
-      llvm::Value* picked = b.CreateIntrinsic(permute, {}, {half(first), index, half(first + lanes_)});
+    for (unsigned first = 0; first < std::max(size, chunk); first += chunk) {
+      llvm::Value* picked = b.CreateIntrinsic(
+          permute, {}, {entries(first, lanes_), index, entries(first + lanes_, lanes_)});
       result = result == nullptr
                    ? picked
-                   : b.CreateSelect(b.CreateICmpUGE(index, integer(first)), picked, result);
+                   : b.CreateSelect(b.CreateICmpUGE(entry, integer(first)), picked, result);
     }
     return result;
   }
-  auto* array_type = llvm::ArrayType::get(b.getFloatTy(), kTableSize);
-  auto* array = new llvm::GlobalVariable(
-      module_, array_type, true, llvm::GlobalValue::PrivateLinkage,
-      llvm::ConstantDataArray::get(b.getContext(), llvm::ArrayRef<float>(table.data(), kTableSize)),
-      "tj_table");
+  llvm::Type* element = real_type_->getScalarType();
+  std::vector<llvm::Constant*> values;
+  for (double value : table) values.push_back(llvm::ConstantFP::get(element, value));
+  auto* array_type = llvm::ArrayType::get(element, size);
+  auto* array = new llvm::GlobalVariable(module_, array_type, true,
+                                         llvm::GlobalValue::PrivateLinkage,
+                                         llvm::ConstantArray::get(array_type, values), "tj_table");
   array->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
-  llvm::Value* in_range = b.CreateAnd(index, integer(kTableSize - 1));
-  llvm::Value* address = b.CreateGEP(b.getFloatTy(), array, in_range);
-  if (lanes_ == 1) return b.CreateAlignedLoad(b.getFloatTy(), address, llvm::Align(4));
-  return b.CreateMaskedGather(real_type_, address, llvm::Align(4));
+  array->setAlignment(llvm::Align(64));
+  llvm::Value* address = b.CreateGEP(element, array, b.CreateAnd(index, integer(size - 1)));
+  const llvm::Align alignment(f32 ? 4 : 8);
+  if (lanes_ == 1) return b.CreateAlignedLoad(element, address, alignment);
+  return b.CreateMaskedGather(real_type_, address, alignment);
 }
 
 DoubleDouble MathBuilder::two_sum(llvm::Value* a, llvm::Value* b) {

@@ -8,10 +8,10 @@
 // the vector math polynomials.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <initializer_list>
 
+#include <llvm/ADT/ArrayRef.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
@@ -102,7 +102,8 @@ class MathBuilder {
   // [-252, 254], two factors. The first factor must leave p 2^(k >> 1) exact (p normal and well
   // inside the range), as the callers' p are. Where the host has AVX-512 (F and VL) this is one
   // vscalef (the exact p 2^k rounded once: the same bits) at 128, 256 and 512 bits and in the
-  // scalar tail; `k_real`, when given, is k as a real (saves the conversion).
+  // scalar tail; `k_real`, when given, is a real whose floor is k (vscalef scales by
+  // 2^floor(k_real): k itself, or exp's n/16; saves the conversion).
   llvm::Value* scale_by_power_of_two(llvm::Value* p, llvm::Value* k, llvm::Value* k_real = nullptr);
   // 2^k for an integer k of the normal range ([-1022, 1023]; f32: [-126, 127]), exact.
   llvm::Value* power_of_two(llvm::Value* k);
@@ -117,13 +118,13 @@ class MathBuilder {
   };
   ExponentAndMantissa x86_exponent_and_mantissa(llvm::Value* x);
 
-  // table[index] in each lane, for native f32 and an i32 index in [0, 32); lanes whose index is
-  // out of range get one of the table's values (callers whose result there does not matter, such
-  // as NaN lanes, need not clamp). Where the host has AVX-512 (F and VL) one vpermi2ps per
-  // 2 * lanes entries (one at 512 bits; the selects pick the chunk), elsewhere and in the scalar
-  // tail a gather or load from a constant array: the same values at every width.
-  static constexpr unsigned kTableSize = 32;
-  llvm::Value* lookup(const std::array<float, kTableSize>& table, llvm::Value* index);
+  // table[index mod size] in every lane: `table` holds values of the real type (f32 values for
+  // native f32) and has a power-of-two size up to 32; `index` is an integer of the integer type
+  // whose low bits are read. Where the host has AVX-512 (F and VL), one vpermi2ps/vpermi2pd per
+  // 2 * lanes entries from tables held in registers (one at 512 bits for up to 32 f32 or 16 f64;
+  // selects pick the chunk), elsewhere and in the scalar tail a load or gather from a constant
+  // array: the table's values either way, so the same bits at every width.
+  llvm::Value* lookup(llvm::ArrayRef<double> table, llvm::Value* index);
 
   // Error-free transformations (Knuth's TwoSum, Dekker's Fast2Sum with |a| >= |b| or a == 0, and
   // the FMA product): hi is the rounded result, lo the exact error.
