@@ -208,6 +208,21 @@ def gelu_fits():
           f"{np.max(np.abs(line[0] + line[1] * points - slope)):.3f}")
 
 
+def exp_powers():
+    """f32 exp's table: 2^(j/32) rounded to f32, and its relative rounding error (2^(j/32) - hi) /
+    hi rounded to f32, for j = 0 ... 31."""
+    high, low = [], []
+    for j in range(32):
+        exact = mpmath.power(2, mpmath.mpf(j) / 32)
+        hi = float(np.float32(float(exact)))
+        high.append(hi)
+        low.append(float(np.float32(float((exact - mpmath.mpf(hi)) / mpmath.mpf(hi)))))
+    for name, column in (("2^(j/32) in f32", high), ("its relative rounding error", low)):
+        print(f"exp: {name}:")
+        for row in range(0, 32, 4):
+            print("    " + ", ".join(f32_literal(v) for v in column[row:row + 4]) + ",")
+
+
 def constants():
     """The f32 splits of ln 2 and the other constants the f32 emitters quote."""
     ln2 = mpmath.log(2)
@@ -235,6 +250,7 @@ def constants():
 if __name__ == "__main__":
     constants()
     exp_fit()
+    exp_powers()
     log_fit()
     tanh_pieces()
     erf_small_fit(1.0)
