@@ -55,9 +55,9 @@ void ReduceLowering::build(const std::string& symbol, int vector_bits) {
     // The widest that fits: a wide strip walked lane by lane (one reduced axis, not argmax or
     // argmin), a strip of tiles, one tile, else one output.
     std::vector<unsigned> strips = {kStripTiles, 1u};
-    if (!arg) strips.insert(strips.begin(), kWideStripTiles);
+    if (!arg) strips.insert(strips.begin(), {kWideStripTiles, kWideStripTiles / 2});
     for (unsigned strip : strips) {
-      const bool lane_major = strip == kWideStripTiles;
+      const bool lane_major = strip > kStripTiles;
       const auto width = static_cast<std::int64_t>(strip * lanes_);
       llvm::BasicBlock* tile = block("output_tile");
       llvm::BasicBlock* narrower = strip == 1 ? single : block("choose_tile");

@@ -11,6 +11,8 @@
 // in side-by-side runs of the 4096 x 4096 f32 column sum on the Zen 5 host; narrower strips,
 // whose accumulators fit L1, were slower). Where 64 tiles fit and the reduced axes are one, a
 // wider strip is walked lane by lane instead (lower_reduce_lane_major.cpp).
+#include <algorithm>
+
 #include "reduce_lowering.hpp"
 
 namespace tensorjit::codegen::reduce_lowering {
@@ -110,10 +112,12 @@ void ReduceLowering::emit_tile_row_piece(llvm::Value* block_start, llvm::Value* 
       llvm::Value* at = builder_.CreateGEP(memory_type(dtype), bases[k],
                                            builder_.CreateMul(ahead, reduced_inner_strides_[k]));
       const auto bytes = static_cast<std::int64_t>(strip_ * lanes_ * itemsize(dtype));
-      for (std::int64_t byte = 0; byte < bytes; byte += 64)
-        builder_.CreateCall(prefetch,
-                            {builder_.CreateConstGEP1_64(builder_.getInt8Ty(), at, byte),
-                             builder_.getInt32(0), builder_.getInt32(3), builder_.getInt32(1)});
+      // Every 64 bytes, and the last byte: a line of its own when the row is not on a line.
+      for (std::int64_t byte = 0; byte < bytes + 63; byte += 64)
+        builder_.CreateCall(prefetch, {builder_.CreateConstGEP1_64(builder_.getInt8Ty(), at,
+                                                                   std::min(byte, bytes - 1)),
+                                       builder_.getInt32(0), builder_.getInt32(3),
+                                       builder_.getInt32(1)});
     }
   };
   const auto lane_mask = static_cast<std::int64_t>(lanes_) - 1;
