@@ -52,8 +52,12 @@ void ReduceLowering::build(const std::string& symbol, int vector_bits) {
     builder_.CreateCondBr(builder_.CreateICmpSLT(output, end), choose, exit);
     builder_.SetInsertPoint(choose);
     llvm::Value* column = builder_.CreateURem(output, kept_inner_extent_);
-    // The widest that fits: a strip of tiles, one tile, else one output.
-    for (unsigned strip : {kStripTiles, 1u}) {
+    // The widest that fits: a wide strip walked lane by lane (one reduced axis, not argmax or
+    // argmin), a strip of tiles, one tile, else one output.
+    std::vector<unsigned> strips = {kStripTiles, 1u};
+    if (!arg) strips.insert(strips.begin(), {kWideStripTiles, kWideStripTiles / 2});
+    for (unsigned strip : strips) {
+      const bool lane_major = strip > kStripTiles;
       const auto width = static_cast<std::int64_t>(strip * lanes_);
       llvm::BasicBlock* tile = block("output_tile");
       llvm::BasicBlock* narrower = strip == 1 ? single : block("choose_tile");
@@ -62,12 +66,14 @@ void ReduceLowering::build(const std::string& symbol, int vector_bits) {
           builder_.CreateAnd(
               builder_.CreateICmpSLE(builder_.CreateAdd(column, index(width)), kept_inner_extent_),
               builder_.CreateICmpSLE(builder_.CreateAdd(output, index(width)), end)));
+      if (lane_major)
+        fits = builder_.CreateAnd(fits, builder_.CreateICmpEQ(reduced_rank_, index(1)));
       builder_.CreateCondBr(fits, tile, narrower);
       builder_.SetInsertPoint(tile);
       if (arg)
         emit_arg_tile(output, strip);
       else
-        emit_output_tile(output, strip);
+        emit_output_tile(output, strip, lane_major);
       output->addIncoming(builder_.CreateAdd(output, index(width)), builder_.GetInsertBlock());
       builder_.CreateBr(header);
       if (strip != 1) builder_.SetInsertPoint(narrower);

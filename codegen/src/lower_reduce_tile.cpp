@@ -9,14 +9,17 @@
 // per kPanels rows, and every visit prefetches the rows kPrefetchRows ahead (8 panels, 4 rows:
 // 10-15% faster than 4 panels and 8 rows, which an earlier search over 2-16 panels had picked,
 // in side-by-side runs of the 4096 x 4096 f32 column sum on the Zen 5 host; narrower strips,
-// whose accumulators fit L1, were slower).
+// whose accumulators fit L1, were slower). Where 64 tiles fit and the reduced axes are one, a
+// wider strip is walked lane by lane instead (lower_reduce_lane_major.cpp).
+#include <algorithm>
+
 #include "reduce_lowering.hpp"
 
 namespace tensorjit::codegen::reduce_lowering {
 
 // A strip of `strip` tiles of V outputs: every block reduced for all of them at once (each row
 // visit reads strip * V consecutive elements), then each output's consumer.
-void ReduceLowering::emit_output_tile(llvm::Value* output, unsigned strip) {
+void ReduceLowering::emit_output_tile(llvm::Value* output, unsigned strip, bool lane_major) {
   strip_ = strip;
   const std::vector<llvm::Value*> kept_offsets = emit_kept_offsets(output);
   llvm::Type* vector_type = register_type(context_, accumulator(), lanes_);
@@ -24,14 +27,17 @@ void ReduceLowering::emit_output_tile(llvm::Value* output, unsigned strip) {
   {
     llvm::IRBuilder<> entry_builder(&function_->getEntryBlock(),
                                     function_->getEntryBlock().begin());
-    totals = entry_builder.CreateAlloca(vector_type, index(kStripTiles), "totals");
+    totals = entry_builder.CreateAlloca(vector_type, index(strip_), "totals");
   }
   auto total = [&](llvm::Value* sub) { return builder_.CreateGEP(vector_type, totals, sub); };
   emit_counted_loop("strip_total", index(0), index(strip_), 1, [&](llvm::Value* sub) {
     builder_.CreateStore(constant(lanes_, neutral_value(plan_.op, accumulator())), total(sub));
   });
   emit_counted_loop("tile_block", index(0), block_count_, 1, [&](llvm::Value* block_index) {
-    emit_block(block_index, kept_offsets, true);
+    if (lane_major)
+      emit_lane_major_block(block_index, kept_offsets);
+    else
+      emit_block(block_index, kept_offsets, true);
     emit_counted_loop("strip_partial", index(0), index(strip_), 1, [&](llvm::Value* sub) {
       llvm::Value* sum = combine(lanes_, builder_.CreateLoad(vector_type, total(sub)),
                                  load_tile_lane(index(0), sub));
@@ -92,26 +98,10 @@ llvm::Value* ReduceLowering::load_along_kept_axis(std::size_t k, llvm::Value* po
 void ReduceLowering::emit_tile_row_piece(llvm::Value* block_start, llvm::Value* position,
                                          llvm::Value* column, llvm::Value* count,
                                          const std::vector<llvm::Value*>& offsets) {
-  constexpr std::int64_t kPanels = 8;
+  constexpr std::int64_t kPanels = kTilePanels;
   constexpr std::int64_t kPrefetchRows = 4;
-  std::vector<llvm::Value*> bases;
-  for (std::size_t k = 0; k < producer_count(); ++k) {
-    const DType dtype = plan_.producer.input_dtypes[k];
-    bases.push_back(builder_.CreateGEP(
-        memory_type(dtype), input_bases_[k],
-        builder_.CreateAdd(offsets[k], builder_.CreateMul(column, reduced_inner_strides_[k]))));
-  }
-  // The producer at element j for tile `sub` of the strip.
-  auto element_at = [&](llvm::Value* j, llvm::Value* sub) {
-    llvm::Value* first_output = builder_.CreateMul(sub, index(lanes_));
-    return emit_producer(lanes_, [&](std::size_t k, unsigned) {
-      const DType dtype = plan_.producer.input_dtypes[k];
-      llvm::Value* offset =
-          builder_.CreateAdd(builder_.CreateMul(j, reduced_inner_strides_[k]),
-                             builder_.CreateMul(first_output, kept_inner_strides_[k]));
-      return load_along_kept_axis(k, builder_.CreateGEP(memory_type(dtype), bases[k], offset));
-    });
-  };
+  const std::vector<llvm::Value*> bases = tile_bases(offsets, column);
+  auto element_at = [&](llvm::Value* j, llvm::Value* sub) { return tile_element(bases, j, sub); };
   llvm::Function* prefetch =
       llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::prefetch, {builder_.getPtrTy()});
   auto prefetch_strip = [&](llvm::Value* j) {
@@ -122,10 +112,12 @@ void ReduceLowering::emit_tile_row_piece(llvm::Value* block_start, llvm::Value* 
       llvm::Value* at = builder_.CreateGEP(memory_type(dtype), bases[k],
                                            builder_.CreateMul(ahead, reduced_inner_strides_[k]));
       const auto bytes = static_cast<std::int64_t>(strip_ * lanes_ * itemsize(dtype));
-      for (std::int64_t byte = 0; byte < bytes; byte += 64)
-        builder_.CreateCall(prefetch,
-                            {builder_.CreateConstGEP1_64(builder_.getInt8Ty(), at, byte),
-                             builder_.getInt32(0), builder_.getInt32(3), builder_.getInt32(1)});
+      // Every 64 bytes, and the last byte: a line of its own when the row is not on a line.
+      for (std::int64_t byte = 0; byte < bytes + 63; byte += 64)
+        builder_.CreateCall(prefetch, {builder_.CreateConstGEP1_64(builder_.getInt8Ty(), at,
+                                                                   std::min(byte, bytes - 1)),
+                                       builder_.getInt32(0), builder_.getInt32(3),
+                                       builder_.getInt32(1)});
     }
   };
   const auto lane_mask = static_cast<std::int64_t>(lanes_) - 1;
@@ -161,6 +153,30 @@ void ReduceLowering::emit_tile_row_piece(llvm::Value* block_start, llvm::Value* 
     });
   });
   emit_counted_loop("tile_tail", groups_end, count, 1, one_by_one);
+}
+
+std::vector<llvm::Value*> ReduceLowering::tile_bases(const std::vector<llvm::Value*>& offsets,
+                                                     llvm::Value* column) {
+  std::vector<llvm::Value*> bases;
+  for (std::size_t k = 0; k < producer_count(); ++k) {
+    const DType dtype = plan_.producer.input_dtypes[k];
+    bases.push_back(builder_.CreateGEP(
+        memory_type(dtype), input_bases_[k],
+        builder_.CreateAdd(offsets[k], builder_.CreateMul(column, reduced_inner_strides_[k]))));
+  }
+  return bases;
+}
+
+llvm::Value* ReduceLowering::tile_element(const std::vector<llvm::Value*>& bases, llvm::Value* j,
+                                          llvm::Value* sub) {
+  llvm::Value* first_output = builder_.CreateMul(sub, index(lanes_));
+  return emit_producer(lanes_, [&](std::size_t k, unsigned) {
+    const DType dtype = plan_.producer.input_dtypes[k];
+    llvm::Value* offset =
+        builder_.CreateAdd(builder_.CreateMul(j, reduced_inner_strides_[k]),
+                           builder_.CreateMul(first_output, kept_inner_strides_[k]));
+    return load_along_kept_axis(k, builder_.CreateGEP(memory_type(dtype), bases[k], offset));
+  });
 }
 
 // The fixed tree of each output of the strip: row l ⊕= row l + w, for w = V/2 .. 1.

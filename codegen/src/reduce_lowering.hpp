@@ -98,8 +98,10 @@ class ReduceLowering {
   };
   BlockWalk emit_block_walk(llvm::Value* output);
   void emit_single_output(llvm::Value* output);
-  // `strip` tiles of V outputs side by side (1, or kStripTiles: one 4 KiB page of f32 per row).
-  void emit_output_tile(llvm::Value* output, unsigned strip);
+  // `strip` tiles of V outputs side by side: 1 or kStripTiles (one 4 KiB page of f32 per row),
+  // each block in groups of panels (emit_block); or, `lane_major`, kWideStripTiles (16 KiB of f32
+  // per row) over one reduced axis, each block lane by lane (emit_lane_major_block).
+  void emit_output_tile(llvm::Value* output, unsigned strip, bool lane_major);
   // One block's partial: a scalar, or with `tile` a vector over the V outputs of a tile.
   llvm::Value* emit_block(llvm::Value* block_index, const std::vector<llvm::Value*>& kept_offsets,
                           bool tile);
@@ -109,6 +111,15 @@ class ReduceLowering {
   void bind_rows(const std::vector<llvm::Value*>& offsets, llvm::Value* column);
   void emit_tile_row_piece(llvm::Value* block_start, llvm::Value* position, llvm::Value* column,
                            llvm::Value* count, const std::vector<llvm::Value*>& offsets);
+  // Each producer input's element at column `column` of the row at `offsets` (tile walks).
+  std::vector<llvm::Value*> tile_bases(const std::vector<llvm::Value*>& offsets,
+                                       llvm::Value* column);
+  // The producer at element j of the row piece at `bases`, for the V outputs of tile `sub`.
+  llvm::Value* tile_element(const std::vector<llvm::Value*>& bases, llvm::Value* j,
+                            llvm::Value* sub);
+  // One block of a strip over one reduced axis, lane by lane; its partials are left in lane 0.
+  void emit_lane_major_block(llvm::Value* block_index,
+                             const std::vector<llvm::Value*>& kept_offsets);
   // The producer expression on `lanes` lanes, each input k loaded by load_input(k, lanes).
   template <typename LoadInput>
   llvm::Value* emit_producer(unsigned lanes, LoadInput load_input);
@@ -134,10 +145,10 @@ class ReduceLowering {
   llvm::Value* absolute_index(llvm::Value* block_start, llvm::Value* relative, unsigned lanes);
   // The tree of each output of the strip; the partials are left in lane 0.
   void emit_tile_tree();
-  // Lane l of tile `sub` of the strip: V accumulators, one per output of that tile.
+  // Lane l of tile `sub` of the strip: V accumulators, one per output of that tile (in the
+  // lane-major walk, l is a slot of its stack of lanes).
   llvm::Value* tile_lane_pointer(llvm::Value* lane, llvm::Value* sub) {
-    llvm::Value* row =
-        builder_.CreateMul(lane, index(static_cast<std::int64_t>(kStripTiles) * lanes_));
+    llvm::Value* row = builder_.CreateMul(lane, index(static_cast<std::int64_t>(strip_) * lanes_));
     return builder_.CreateGEP(memory_type(accumulator()), tile_lanes_memory_,
                               builder_.CreateAdd(row, builder_.CreateMul(sub, index(lanes_))));
   }
@@ -169,8 +180,12 @@ class ReduceLowering {
   llvm::Value* mode_ = nullptr;
   llvm::Value* partials_ = nullptr;
   llvm::Value* lanes_memory_ = nullptr;  // alloca [V x accumulator]
-  // vectorize_outputs: alloca [V lanes x kStripTiles tiles x V outputs]; strip_ tiles in use.
+  // vectorize_outputs: alloca [V lanes x kStripTiles tiles x V outputs]; strip_ tiles in use,
+  // rows of strip_ x V. The lane-major walk's stack of log2(V) + 1 rows of kWideStripTiles x V
+  // fits in it (7 x 64 <= 64 x 16 for 64 lanes, 6 x 64 <= 32 x 16 for 32).
   static constexpr unsigned kStripTiles = 16;
+  static constexpr unsigned kWideStripTiles = 64;
+  static constexpr std::int64_t kTilePanels = 8;
   llvm::Value* tile_lanes_memory_ = nullptr;
   unsigned strip_ = 1;
   llvm::Value* kept_inner_extent_ = nullptr;

@@ -117,6 +117,39 @@ TEST_SUITE("runtime") {
     }
   }
 
+  TEST_CASE("reductions JIT: column reductions in wide strips, lane by lane with the tree folded in") {
+    // Wide strips are 64 and 32 tiles of V outputs (4096 and 2048 of f32, 2048 and 1024 of f64 /
+    // i64 accumulators), then strips of 16 tiles, tiles and single outputs; the inputs start 3
+    // elements into their rows (not on a line). `narrow`, one block of 600 rows (lanes 0-23 hold
+    // 10 elements: a group of 8 panels and 2 more, the others 9), has strips of each width;
+    // `tall`, two blocks, the second of 65 rows (two elements in lane 0, one in the others), a
+    // 32-tile strip of f32 and a 64-tile one of f64 and i64. Max and min run over values of one sign with
+    // +0.0 and -0.0 among them (which zero comes out depends on the order) and a NaN now and then.
+    auto values = [](std::int64_t rows, std::int64_t columns) {
+      auto i = tj::arange(0, rows * columns, 1).astype(tj::f32);
+      auto x = tj::sin(i) * 100.0f;
+      x = tj::where(tj::cos(i * 3.0f) > 0.99f, x * 0.0f, x);
+      x = tj::where(tj::cos(i * 7.0f) > 0.999999f, tj::sqrt(-tj::abs(x) - 1.0f), x);
+      return x.reshape({rows, columns}).eval().slice(1, 3, columns);
+    };
+    auto non_positive = [](const tj::Tensor& x) { return tj::where(x > 0.0f, x * -1.0f, x); };
+    auto narrow = values(600, 4096 + 2048 + 1024 + 64 + 5 + 3);
+    auto scale = tj::cos(tj::arange(0, 4096 + 2048 + 1024 + 64 + 5, 1).astype(tj::f32)).eval();
+    auto tall = values(4096 + 65, 2048 + 64 + 5 + 3);
+    std::vector<tj::Tensor> results = {narrow.sum({0}),
+                                       (narrow * scale).sum({0}, true) + 1.0f,
+                                       non_positive(narrow).max({0}),
+                                       (non_positive(narrow) * -1.0f).min({0}),
+                                       (narrow > 0.0f).any({0}),
+                                       non_positive(narrow).astype(tj::f64).max({0}),
+                                       tall.sum({0}),
+                                       tall.astype(tj::f64).sum({0}),
+                                       non_positive(tall).astype(tj::f64).max({0}),
+                                       tall.astype(tj::i32).sum({0})};
+    for (const auto& result : results)
+      check_against_interpreter(tj::detail::graph_for({tj::detail::node_of(result, "test")}));
+  }
+
   TEST_CASE("reductions JIT: column reductions whose row pieces start mid-lane, in groups of panels") {
     // Reduced axes [3, 700] that do not merge (every other index of the middle axis): pieces of
     // 700 elements start on lanes 0, 60 and 56 of a block, so each has a head, whole groups of
