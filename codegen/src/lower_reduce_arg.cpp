@@ -291,23 +291,8 @@ void ReduceLowering::emit_arg_tile(llvm::Value* output, unsigned strip) {
       builder_.CreateStore(builder_.CreateVectorSplat(lanes_, builder_.getInt32(kNoRelativeIndex)),
                            at(where_vector, block_where, sub));
     });
-    std::vector<llvm::Value*> bases;
-    for (std::size_t k = 0; k < producer_count(); ++k) {
-      const DType dtype = plan_.producer.input_dtypes[k];
-      bases.push_back(builder_.CreateGEP(
-          memory_type(dtype), input_bases_[k],
-          builder_.CreateAdd(kept_offsets[k], builder_.CreateMul(start, reduced_inner_strides_[k]))));
-    }
-    auto element_at = [&](llvm::Value* row, llvm::Value* sub) {
-      llvm::Value* first_output = builder_.CreateMul(sub, index(lanes_));
-      return emit_producer(lanes_, [&](std::size_t k, unsigned) {
-        const DType dtype = plan_.producer.input_dtypes[k];
-        llvm::Value* offset =
-            builder_.CreateAdd(builder_.CreateMul(row, reduced_inner_strides_[k]),
-                               builder_.CreateMul(first_output, kept_inner_strides_[k]));
-        return load_along_kept_axis(k, builder_.CreateGEP(memory_type(dtype), bases[k], offset));
-      });
-    };
+    const std::vector<llvm::Value*> bases = tile_bases(kept_offsets, start);
+    auto element_at = [&](llvm::Value* row, llvm::Value* sub) { return tile_element(bases, row, sub); };
     auto prefetch_row = [&](llvm::Value* row) {
       for (std::size_t k = 0; k < producer_count(); ++k) {
         if (plan_.producer_kept_access[k] != InnerAccess::contiguous) continue;
