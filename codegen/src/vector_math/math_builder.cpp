@@ -216,13 +216,13 @@ llvm::Value* MathBuilder::lookup(llvm::ArrayRef<double> table, llvm::Value* inde
   const unsigned size = static_cast<unsigned>(table.size());
   assert(size != 0 && size <= 32 && (size & (size - 1)) == 0);
   const bool f32 = native_f32();
-  // The entries as constants of the element type, entry i at position i mod size for any count.
-  auto entries = [&](unsigned first, unsigned count) -> llvm::Constant* {
+  // `count` entries from `first` as a constant vector, entry i mod size at position i.
+  auto entries = [&](unsigned first, unsigned count) {
     std::vector<llvm::Constant*> values;
     for (unsigned i = first; i < first + count; ++i) {
       values.push_back(llvm::ConstantFP::get(real_type_->getScalarType(), table[i % size]));
     }
-    return count == 1 ? values[0] : llvm::ConstantVector::get(values);
+    return llvm::ConstantVector::get(values);
   };
   const unsigned chunk = 2 * lanes_;  // the entries one vpermi2 reaches
   if (lanes_ > 1 && avx512_usable()) {

@@ -103,7 +103,7 @@ class MathBuilder {
   // inside the range), as the callers' p are. Where the host has AVX-512 (F and VL) this is one
   // vscalef (the exact p 2^k rounded once: the same bits) at 128, 256 and 512 bits and in the
   // scalar tail; `k_real`, when given, is a real whose floor is k (vscalef scales by
-  // 2^floor(k_real): k itself, or exp's n/16; saves the conversion).
+  // 2^floor(k_real): k itself, or exp's n/16 (f64) and n/32 (f32); saves the conversion).
   llvm::Value* scale_by_power_of_two(llvm::Value* p, llvm::Value* k, llvm::Value* k_real = nullptr);
   // 2^k for an integer k of the normal range ([-1022, 1023]; f32: [-126, 127]), exact.
   llvm::Value* power_of_two(llvm::Value* k);
