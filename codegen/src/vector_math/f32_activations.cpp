@@ -56,7 +56,7 @@ OnePlusExp one_plus_exp(MathBuilder& m, llvm::Value* y, llvm::Value* y_lo) {
   return {parts, m.fast_two_sum(m.real(1.0), e), e};
 }
 
-// x sigmoid(a + a_lo) from y + y_lo = -|a + a_lo| (y_lo == nullptr: 0; |y_lo| < 2^-17) and
+// x sigmoid(a + a_lo) from y + y_lo = -|a + a_lo| (y_lo == nullptr: 0; |y_lo| < 2^-16) and
 // `positive` (a >= 0). With e = exp(y) = high (1 + s) 2^k <= 1 (the table's parts):
 //   a >= 0:  x / (1 + e)          a < 0:  (x high (1 + s) / (1 + e)) 2^k
 // so exp never overflows and the negative side keeps its relative accuracy down into the
