@@ -1,8 +1,9 @@
 // sigmoid, silu, gelu_tanh and softplus in native f32, built on f32_exp.cpp (tanh: f32_tanh.cpp).
-// The first three are quotients over 1 + e, e = exp(-y) <= 1 rounded to f32 and 1 + e an exact
-// Fast2Sum pair, so the result carries e's rounding damped by the quotient's derivative. silu and
-// gelu_tanh take their numerator from exp's unrounded parts and correct the quotient by its exact
-// residual; sigmoid corrects the quotient but takes e rounded as its numerator (its comment).
+// The first three are quotients over 1 + e, e = exp(-|a|) <= 1 by exp's table of 2^(j/32)
+// (table_exp_parts) rounded to f32 and 1 + e an exact Fast2Sum pair, so the result carries e's
+// rounding damped by the quotient's derivative. silu and gelu_tanh take their numerator from the
+// table's unscaled parts and correct the quotient by its exact residual; sigmoid corrects the
+// quotient but takes e rounded as its numerator (its comment).
 // softplus is log1p of exp as a pair (f32_log.cpp).
 // Measured bounds: docs/vector_math.md.
 #include "f32_functions.hpp"
@@ -38,52 +39,48 @@ llvm::Value* corrected_quotient(MathBuilder& m, llvm::Value* n_hi, llvm::Value* 
   return m.fma(residual, inverse, quotient);
 }
 
-// e = (1 + p) 2^k <= 1 rounded to f32 (exp's result: exact scaling while e is normal, rounded
-// once more in the subnormals, 0 for the clamped lanes), and 1 + e as an exact pair (Fast2Sum).
+// e = exp(y) = high (1 + s) 2^k <= 1 for y = -|a| (the table's parts, f32_exp.cpp) rounded to f32
+// (exp's result: exact scaling while e is normal, rounded once more in the subnormals, 0 for the
+// clamped lanes), and 1 + e as an exact pair (Fast2Sum). sigmoid and times_sigmoid build the
+// same IR for the same y, so a kernel computing both of one value shares it.
 struct OnePlusExp {
+  TableExpParts parts;
   DoubleDouble sum;
   llvm::Value* e;
 };
 
-OnePlusExp one_plus_exp(MathBuilder& m, const ExpParts& parts) {
-  llvm::Value* e = scale(m, parts);
-  return {m.fast_two_sum(m.real(1.0), e), e};
+OnePlusExp one_plus_exp(MathBuilder& m, llvm::Value* y, llvm::Value* y_lo) {
+  TableExpParts parts = table_exp_parts(m, y, y_lo, kSigmoidLowest, true);
+  llvm::Value* e = m.scale_by_power_of_two(m.fma(parts.high, parts.s, parts.high), parts.k,
+                                           parts.k_real);
+  return {parts, m.fast_two_sum(m.real(1.0), e), e};
 }
 
-// x sigmoid(a + a_lo) (a_lo == nullptr: 0; |a_lo| < 2^-20 |a|). With e = exp(-|a|) =
-// (1 + p) 2^k <= 1:
-//   a >= 0:  x / (1 + e)          a < 0:  (x (1 + p) / (1 + e)) 2^k
+// x sigmoid(a + a_lo) from y + y_lo = -|a + a_lo| (y_lo == nullptr: 0; |y_lo| < 2^-16) and
+// `positive` (a >= 0). With e = exp(y) = high (1 + s) 2^k <= 1 (the table's parts):
+//   a >= 0:  x / (1 + e)          a < 0:  (x high (1 + s) / (1 + e)) 2^k
 // so exp never overflows and the negative side keeps its relative accuracy down into the
 // subnormals (2^k applied last, one rounding there). Scaling x by 2^k first instead (beside
 // exp's polynomial, off the chain) was 2% faster for gelu_tanh but rounded subnormal results
-// three times: 2.05 ulp at gelu_tanh(-10.108) over all f32. 1 + p is a Fast2Sum pair (its head is
-// the one e is scaled from), x (1 + p) an FMA product pair. a_lo enters as the factor
-// exp(-|a_lo|...) = 1 + m_lo of both e's (an FMA each on the numerator's and the denominator's
-// low parts, off exp's chain). Lanes with a below kSigmoidLowest give x * 0 (NaN for x = -inf,
-// as the ops.def formula), x = +inf gives +inf.
-llvm::Value* times_sigmoid(MathBuilder& m, llvm::Value* x, llvm::Value* a, llvm::Value* a_lo) {
-  auto& b = m.ir();
-  llvm::Value* positive = m.greater_equal(a, m.real(0.0));
-  ExpParts e = exp_parts(m, m.neg(m.abs(a)), nullptr, kSigmoidLowest, true);
-  OnePlusExp denominator = one_plus_exp(m, e);
-  llvm::Value* k = b.CreateSelect(positive, m.integer(0), e.k);
+// three times: 2.05 ulp at gelu_tanh(-10.108) over all f32. The numerator x high (1 + s) is the
+// unnormalised pair {x high, x high s} (an FMA product and one FMA, |s| < 0.011), which
+// corrected_quotient takes as it is; y_lo enters exp's reduction. Negative lanes with y below
+// kSigmoidLowest give x * 0 (NaN for x = -inf, as the ops.def formula), x = +inf gives +inf.
+llvm::Value* times_sigmoid(MathBuilder& m, llvm::Value* x, llvm::Value* positive, llvm::Value* y,
+                           llvm::Value* y_lo) {
+  OnePlusExp denominator = one_plus_exp(m, y, y_lo);
+  const TableExpParts& e = denominator.parts;
+  llvm::Value* k = m.ir().CreateSelect(positive, m.integer(0), e.k);
   llvm::Value* k_real = m.select(positive, m.real(0.0), e.k_real);
-  DoubleDouble one_plus_p = m.fast_two_sum(m.real(1.0), e.p);  // |p| < 0.42
-  DoubleDouble product = m.two_product(x, one_plus_p.hi);
-  llvm::Value* product_lo = m.fma(x, one_plus_p.lo, product.lo);
-  DoubleDouble d = denominator.sum;
-  if (a_lo != nullptr) {
-    // exp(-|a + a_lo|) = e (1 + m_lo) to a_lo^2, m_lo = -a_lo or a_lo by a's sign.
-    llvm::Value* minus_abs_lo = m.select(positive, m.neg(a_lo), a_lo);
-    product_lo = m.fma(product.hi, minus_abs_lo, product_lo);
-    d.lo = m.fma(denominator.e, minus_abs_lo, d.lo);
-  }
+  DoubleDouble product = m.two_product(x, e.high);
+  llvm::Value* product_lo = m.fma(product.hi, e.s, product.lo);
   llvm::Value* numerator_hi = m.select(positive, x, product.hi);
   llvm::Value* numerator_lo = m.select(positive, m.real(0.0), product_lo);
-  llvm::Value* quotient =
-      m.scale_by_power_of_two(corrected_quotient(m, numerator_hi, numerator_lo, d), k, k_real);
+  llvm::Value* quotient = m.scale_by_power_of_two(
+      corrected_quotient(m, numerator_hi, numerator_lo, denominator.sum), k, k_real);
   // x * 0 is NaN for x = -inf; x = +inf (its quotient NaN) gives itself.
-  llvm::Value* vanishing = m.less(a, m.real(kSigmoidLowest));
+  llvm::Value* vanishing =
+      m.ir().CreateAnd(m.ir().CreateNot(positive), m.less(y, m.real(kSigmoidLowest)));
   llvm::Value* special = m.ir().CreateOr(vanishing, m.equal(x, m.real(kInfinity)));
   return m.select(special, m.select(vanishing, m.mul(x, m.real(0.0)), x), quotient);
 }
@@ -107,8 +104,7 @@ llvm::Value* softplus(MathBuilder& m, llvm::Value* x) {
 // alternated), for 0.87 -> 1.36 ulp on the dense sample. Subnormal results are e rounded to the
 // subnormals (1 + e is 1 there); lanes below kSigmoidLowest give 0.
 llvm::Value* sigmoid(MathBuilder& m, llvm::Value* x) {
-  OnePlusExp denominator =
-      one_plus_exp(m, exp_parts(m, m.neg(m.abs(x)), nullptr, kSigmoidLowest, true));
+  OnePlusExp denominator = one_plus_exp(m, m.neg(m.abs(x)), nullptr);
   llvm::Value* numerator = m.select(m.greater_equal(x, m.real(0.0)), m.real(1.0), denominator.e);
   return corrected_quotient(m, numerator, nullptr, denominator.sum);
 }
@@ -116,33 +112,42 @@ llvm::Value* sigmoid(MathBuilder& m, llvm::Value* x) {
 // silu(x) = x / (1 + exp(-x)); silu(-inf) is NaN as in that formula. Every result has x's sign
 // (zeros included).
 llvm::Value* silu(MathBuilder& m, llvm::Value* x) {
-  return m.copysign(times_sigmoid(m, x, x, nullptr), x);
+  llvm::Value* positive = m.greater_equal(x, m.real(0.0));
+  return m.copysign(times_sigmoid(m, x, positive, m.neg(m.abs(x)), nullptr), x);
 }
 
 // gelu_tanh(x) = (0.5 x) (1 + tanh(v)), v = c1 (x + c2 x^3) with the constants of
 // ir/scalar_ops.hpp rounded to f32, evaluated as x sigmoid(2v), the same function without the
-// cancellation of 1 + tanh(v) for v < 0. 2v = x (b + a x^2) with b = 2 c1 (exact) and a = 2 c1 c2
-// (a product of two f32, exact as a_hi + a_lo) is carried as a pair (FMA products, one TwoSum):
-// for x < -5 the result is about x exp(2v), and one rounding of 2v would cost |2v| (up to 120)
-// times 2^-24 relative. x is clamped to [-16, 16] for the argument alone (NaN passes): beyond,
-// 2v is below -120 (the result is x * 0, times_sigmoid's vanishing lanes) or above 120
-// (sigmoid(2v) is 1), and x^2 cannot overflow. Every result has x's sign (zeros included).
+// cancellation of 1 + tanh(v) for v < 0. 2v has x's sign, and -|2v| = -s (b + a s^2) with
+// s = |x|, b = 2 c1 (exact) and a = 2 c1 c2 (a product of two f32, exact as a_hi + a_lo) is
+// carried as a pair (FMA products, one TwoSum): for x < -5 the result is about x exp(2v), and
+// one rounding of 2v would cost |2v| (up to 120) times 2^-24 relative. s is clamped at 16 (NaN
+// passes): beyond, 2v is below -120 (the result is x * 0, times_sigmoid's vanishing lanes) or
+// above 120 (sigmoid(2v) is 1), and s^2 cannot overflow. Every result has x's sign (zeros
+// included).
 llvm::Value* gelu_tanh(MathBuilder& m, llvm::Value* x) {
   constexpr double c1 = ir::kSqrt2OverPi<float>, c2 = ir::kGeluTanhCubic<float>;
   constexpr double a = 2.0 * c1 * c2;  // exact in double: 48 significant bits
   constexpr double a_hi = static_cast<float>(a);
   constexpr double a_lo = static_cast<float>(a - a_hi);
   constexpr double kArgumentLimit = 16.0;
-  llvm::Value* below = m.select(m.less(x, m.real(-kArgumentLimit)), m.real(-kArgumentLimit), x);
-  llvm::Value* t = m.select(m.greater(below, m.real(kArgumentLimit)), m.real(kArgumentLimit), below);
-  DoubleDouble square = m.two_product(t, t);
-  DoubleDouble cubic = m.two_product(m.real(a_hi), square.hi);  // a x^2
+  llvm::Value* magnitude = m.abs(x);
+  llvm::Value* s =
+      m.select(m.greater(magnitude, m.real(kArgumentLimit)), m.real(kArgumentLimit), magnitude);
+  DoubleDouble square = m.two_product(s, s);
+  DoubleDouble cubic = m.two_product(m.real(a_hi), square.hi);  // a s^2
   llvm::Value* cubic_lo =
       m.fma(m.real(a_hi), square.lo, m.fma(m.real(a_lo), square.hi, cubic.lo));
-  DoubleDouble w = m.two_sum(m.real(2.0 * c1), cubic.hi);
-  DoubleDouble twice = m.two_product(t, w.hi);
-  llvm::Value* twice_lo = m.fma(t, m.add(w.lo, cubic_lo), twice.lo);
-  return m.copysign(times_sigmoid(m, x, twice.hi, twice_lo), x);
+  // b + a s^2 as a Fast2Sum pair, the larger term first (both are positive).
+  llvm::Value* b = m.real(2.0 * c1);
+  llvm::Value* cubic_larger = m.greater(cubic.hi, b);
+  DoubleDouble w = m.fast_two_sum(m.select(cubic_larger, cubic.hi, b),
+                                  m.select(cubic_larger, b, cubic.hi));
+  llvm::Value* minus_s = m.neg(s);
+  DoubleDouble y = m.two_product(minus_s, w.hi);
+  llvm::Value* y_lo = m.fma(minus_s, m.add(w.lo, cubic_lo), y.lo);
+  llvm::Value* positive = m.greater_equal(x, m.real(0.0));
+  return m.copysign(times_sigmoid(m, x, positive, y.hi, y_lo), x);
 }
 
 }  // namespace tensorjit::codegen::vector_math::f32

@@ -135,25 +135,35 @@ constexpr double kPowersError[] = {
 // an FMA (|r| <= ln2/64 and x, n/32 ln2_hi multiples of 2^-30 at least where n != 0), then
 // rounded once more by ln2_lo (below 2^-31 relative of the result). exp(r) - 1 = p =
 // r + r^2 (1/2 + r/6) (Taylor; the rest below r^4/24 < 2^-30.7), and
-// exp(x) = 2^k hi (1 + e_j)(1 + p) = fma(hi, p + e_j, hi) 2^k, rounded once (the term e_j p,
-// below 2^-31, left out): within half an ulp and about 2^-29 relative (a second rounding for
-// subnormal results, as scale_by_power_of_two's). vscalef takes n/32, whose floor is k. Against
-// exp_parts' degree-4 polynomial without a table this is four instructions fewer per vector.
-llvm::Value* exp(MathBuilder& m, llvm::Value* x) {
+// exp(x) = 2^k hi (1 + e_j)(1 + p) = hi (1 + s) 2^k with s = p + e_j (the term e_j p, below
+// 2^-31, left out). vscalef takes n/32, whose floor is k. With x_lo, r = r_high +
+// (x_lo - (n/32) ln2_lo), one rounding as without it, off the chain from n to r_high.
+TableExpParts table_exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double lowest,
+                              bool non_positive) {
   auto& b = m.ir();
-  llvm::Value* clamped = clamp(m, x, kExpLowest, kHighest);
+  llvm::Value* clamped =
+      clamp(m, x, lowest, non_positive ? std::numeric_limits<double>::infinity() : kHighest);
   llvm::Value* shifter = m.real(0x1.8p23);
   llvm::Value* shifted = m.fma(clamped, m.real(32 * kInverseLn2), shifter);
   llvm::Value* thirty_seconds = m.fma(shifted, m.real(1.0 / 32), m.real(-0x1.8p23 / 32));
   llvm::Value* r = m.fma(thirty_seconds, m.real(-kLn2High), clamped);  // exact
-  r = m.fma(thirty_seconds, m.real(-kLn2Low), r);
+  r = x_lo == nullptr ? m.fma(thirty_seconds, m.real(-kLn2Low), r)
+                      : m.add(r, m.fma(thirty_seconds, m.real(-kLn2Low), x_lo));
   llvm::Value* bits = m.to_bits(shifted);
   llvm::Value* high = m.lookup(kPowersHigh, bits);
   llvm::Value* error = m.lookup(kPowersError, bits);
   llvm::Value* p = m.fma(m.mul(r, r), m.fma(r, m.real(0x1.555556p-3), m.real(0.5)), r);
-  llvm::Value* result = m.fma(high, m.add(p, error), high);
+  llvm::Value* s = m.add(p, error);
   llvm::Value* k = b.CreateAShr(b.CreateSub(bits, m.to_bits(shifter)), 5);
-  return m.scale_by_power_of_two(result, k, thirty_seconds);
+  return {high, s, k, thirty_seconds};
+}
+
+// exp(x) = fma(hi, s, hi) 2^k of the table's parts, rounded once (a second time for subnormal
+// results, as scale_by_power_of_two's): within half an ulp and about 2^-29 relative. Against
+// exp_parts' degree-4 polynomial without a table this is four instructions fewer per vector.
+llvm::Value* exp(MathBuilder& m, llvm::Value* x) {
+  TableExpParts parts = table_exp_parts(m, x, nullptr, kExpLowest);
+  return m.scale_by_power_of_two(m.fma(parts.high, parts.s, parts.high), parts.k, parts.k_real);
 }
 
 DoubleDouble exp_pair(MathBuilder& m, llvm::Value* x) {

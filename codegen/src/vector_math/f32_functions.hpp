@@ -22,13 +22,27 @@ struct ExpParts {
   llvm::Value* k;
   llvm::Value* k_real;  // k as an f32 (exact), for scale_by_power_of_two
 };
-// With `non_positive` (x <= 0 or NaN, as -|a|) the clamp at 89 is left out: the same IR for the
-// same x, so that kernels computing two such functions of one value (sigmoid(x) and silu(x))
-// share it after LLVM's common subexpression elimination.
+// With `non_positive` (x <= 0 or NaN, as -|a|) the clamp at 89 is left out.
 ExpParts exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double lowest,
                    bool non_positive = false);
 // (1 + p) 2^k rounded once (twice for subnormal results), for k in [-180, 128].
 llvm::Value* scale(MathBuilder& m, const ExpParts& parts);
+// exp(x + x_lo) = high (1 + s) 2^k unscaled, by a table of 2^(j/32): high = 2^(j/32) rounded to
+// f32 (in [1, 2)), s = p + e_j (|s| < 0.011) with e_j the entry's rounding error, so that
+// high + high s is within about 2^-29 relative of exp(x + x_lo) 2^-k. x is clamped to
+// [lowest, 89] (no upper clamp with `non_positive`: the same IR for the same x, so that kernels
+// computing two such functions of one value, sigmoid(x) and silu(x), share it after LLVM's common
+// subexpression elimination), k in [floor(lowest / ln2) - 1, 128]; x_lo may be nullptr (zero),
+// must be below 2^-16 in magnitude (it joins r, |r| <= ln2/64, whose cubic keeps 2^-30.6 to
+// there), and is kept in clamped lanes (callers replace those).
+struct TableExpParts {
+  llvm::Value* high;
+  llvm::Value* s;
+  llvm::Value* k;       // i32
+  llvm::Value* k_real;  // n/32, whose floor is k (for scale_by_power_of_two)
+};
+TableExpParts table_exp_parts(MathBuilder& m, llvm::Value* x, llvm::Value* x_lo, double lowest,
+                              bool non_positive = false);
 llvm::Value* exp(MathBuilder& m, llvm::Value* x);
 // exp(x) as hi + lo: hi is exp(x) (the same bits), lo its rounding error to about 2^-26 of hi
 // (not exact where hi is subnormal, where it is below 2^-149 anyway).
