@@ -88,15 +88,6 @@ def log_fit():
     show("log: p(f), log(1 + f) = f - f^2/2 + f^3 p(f)", (lo, hi), coefficients, error)
 
 
-def tanh_fit(cut, terms):
-    # tanh(x) = x + x^3 p(x^2) on [0, cut]; error relative to tanh(x).
-    x = chebyshev_grid(1e-6, cut)
-    tail = values(lambda v: mpmath.tanh(v) - v, x)
-    basis = np.stack([(x * x)**i for i in range(terms)], axis=1) * (x**3)[:, None]
-    coefficients, error = fit_f32(basis, tail, values(mpmath.tanh, x))
-    show("tanh: p(z), tanh(x) = x + x^3 p(x^2)", (0, cut), coefficients, error)
-
-
 def tanh_pieces():
     """tanh's table (f32_tanh.cpp): |x| in [0, 1/16] and then four pieces per binade up to 8,
     the last piece [8, 9.75] (|x| is clamped at 9.75, where tanh rounds to 1). Each piece has a
@@ -111,7 +102,7 @@ def tanh_pieces():
     while edges[-1] < 8:
         edges.append(edges[-1] + 2.0 ** np.floor(np.log2(edges[-1])) / 4)
     edges.append(9.75)
-    rows, worst = [], 0.0
+    rows = []
     t = chebyshev_grid(1e-7, edges[1])
     basis = np.stack([t**3, t**5], axis=1)
     odd, error = fit_f32(basis, values(lambda v: mpmath.tanh(v) - v, t),
@@ -131,8 +122,7 @@ def tanh_pieces():
         f = values(mpmath.tanh, a)
         coefficients, error = fit_f32(basis, f, f)
         rows.append((centre, list(coefficients), error))
-    for (centre, _, error), lo, hi in zip(rows, edges, edges[1:]):
-        worst = max(worst, error)
+    worst = max(error for _, _, error in rows)
     print(f"tanh: {len(rows)} pieces of degree 5, worst error 2^{np.log2(worst):.1f}")
     for (centre, coefficients, error), lo, hi in zip(rows, edges, edges[1:]):
         values_text = ", ".join(f32_literal(c) for c in coefficients)
