@@ -1,4 +1,6 @@
-// exp, exp2 and expm1 in native f32, and the exp parts the other f32 emitters build on.
+// exp, exp2 and expm1 in native f32, and the exp parts the other f32 emitters build on: exp
+// itself and the sigmoid family take exp by a table of 2^(j/32) (table_exp_parts, below); exp2,
+// expm1, softplus, pow and gelu take exp_parts, described here.
 //
 // Range reduction: k = round(x / ln2), r = x - k ln2 with ln2 = ln2_hi + ln2_lo, an f32
 // Cody-Waite split (scripts/vector_math_f32_fit.py). ln2_hi is ln 2 rounded to f32 (ulp 2^-24), so
