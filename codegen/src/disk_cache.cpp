@@ -12,6 +12,7 @@
 #include <llvm/Support/xxhash.h>
 #include <unistd.h>
 
+#include "codegen_digest.hpp"
 #include "pipeline.hpp"
 
 namespace tensorjit::codegen {
@@ -42,9 +43,11 @@ std::uint64_t checksum(std::string_view bytes) {
 std::string cache_identity(const KernelKey& key, std::string_view symbol,
                            const TargetDescription& target, CodeTier tier) {
   return fmt::format(
-      "tensorjit kernel cache\nkey={}\nsymbol={}\nllvm={}\ntensorjit={}\ncpu={}\nfeatures={}\n"
-      "vector_bits={}\npipeline={}\ncodegen={}\ncode_model=small\nrelocation=pic\n",
-      key.text, symbol, LLVM_VERSION_STRING, TENSORJIT_VERSION, target.cpu, target.features,
+      "tensorjit kernel cache\nkey={}\nsymbol={}\nllvm={}\ntensorjit={}\ncodegen_sources={}\n"
+      "cpu={}\nfeatures={}\nvector_bits={}\npipeline={}\ncodegen={}\ncode_model=small\n"
+      "relocation=pic\n",
+      key.text, symbol, LLVM_VERSION_STRING, TENSORJIT_VERSION, TENSORJIT_CODEGEN_DIGEST,
+      target.cpu, target.features,
       target.vector_bits, pipeline_name(kKernelPipeline), codegen_level_name(codegen_level(tier)));
 }
 
