@@ -427,8 +427,11 @@ llvm::Value* LoopLowering::emit_inner_loop(const char* name, unsigned lanes, uns
   builder_.CreateCondBr(fits, body, after);
 
   builder_.SetInsertPoint(body);
-  for (unsigned u = 0; u < unroll; ++u) {
-    emit_chunk(lanes, builder_.CreateAdd(column, index(static_cast<std::int64_t>(u) * lanes)));
+  if (shape_.interleaved && unroll > 1) {
+    emit_chunk(lanes * unroll, column);
+  } else {
+    for (unsigned u = 0; u < unroll; ++u)
+      emit_chunk(lanes, builder_.CreateAdd(column, index(static_cast<std::int64_t>(u) * lanes)));
   }
   column->addIncoming(builder_.CreateAdd(column, index(step)), builder_.GetInsertBlock());
   builder_.CreateBr(header);
@@ -443,7 +446,10 @@ llvm::Value* LoopLowering::load_input(std::size_t k, unsigned lanes, llvm::Value
   ElementwiseEmitter emitter(builder_, module_, lanes);
   llvm::Type* element = element_type(dtype);
   switch (plan_.access[k]) {
-    case InnerAccess::broadcast: return lanes == 1 ? row.broadcast_scalar : row.broadcast_vector;
+    case InnerAccess::broadcast:
+      if (lanes == 1) return row.broadcast_scalar;
+      return lanes == shape_.lanes ? row.broadcast_vector
+                                   : builder_.CreateVectorSplat(lanes, row.broadcast_scalar);
     case InnerAccess::contiguous: {
       llvm::Type* type = lanes == 1 ? element : llvm::FixedVectorType::get(element, lanes);
       llvm::Value* pointer = builder_.CreateGEP(element, row.row_pointer, column);
@@ -490,7 +496,9 @@ void LoopLowering::emit_chunk(unsigned lanes, llvm::Value* column) {
     const LoopPlanNode& output = plan_.nodes[plan_.outputs[j]];
     llvm::Value* pointer = builder_.CreateGEP(element_type(output.dtype), row_outputs_[j], column);
     llvm::Value* stored = emitter.to_memory(output.dtype, values[plan_.outputs[j]]);
-    const std::uint64_t vector_bytes = std::uint64_t{lanes} * itemsize(output.dtype);
+    // One register's bytes: the alignment the peel gives (an interleaved value spans several).
+    const std::uint64_t vector_bytes =
+        std::uint64_t{std::min(lanes, shape_.lanes)} * itemsize(output.dtype);
     // Vectors under 16 bytes (bool outputs of narrow kernels) have no non-temporal vector store.
     if (streaming_now_ && vector_bytes >= 16) store_streaming(builder_, stored, pointer, vector_bytes);
     else builder_.CreateAlignedStore(stored, pointer, element_align(output.dtype));
@@ -512,7 +520,8 @@ LoopShape choose_loop_shape(const LoopPlan& plan, int vector_bits) {
   }
   LoopShape shape;
   shape.lanes = static_cast<unsigned>(static_cast<std::size_t>(vector_bits) / 8 / widest);
-  shape.unroll = long_body ? 1 : 4;
+  shape.unroll = 4;
+  shape.interleaved = long_body;
   return shape;
 }
 

@@ -38,6 +38,17 @@ template <typename T> class OpKernel {
 
   // out[i] = op(x[i]) or op(x[i], y[i]) for i < count; `begin` splits the call in two.
   void run(const T* x, const T* y, T* out, std::int64_t count, std::int64_t split = -1) const {
+    if (split < 0) {
+      run_range(x, y, out, count, 0, count);
+    } else {
+      run_range(x, y, out, count, 0, split);
+      run_range(x, y, out, count, split, count);
+    }
+  }
+
+  // The same for i in [begin, end) only, in one call of the kernel.
+  void run_range(const T* x, const T* y, T* out, std::int64_t count, std::int64_t begin,
+                 std::int64_t end) const {
     LoopArgs args{};
     args.rank = 1;
     args.shape[0] = count;
@@ -47,13 +58,7 @@ template <typename T> class OpKernel {
     args.inputs = inputs;
     args.input_strides = strides;
     args.outputs = outputs;
-    auto* function = kernel_->as<LoopFunction>();
-    if (split < 0) {
-      function(&args, 0, count);
-    } else {
-      function(&args, 0, split);
-      function(&args, split, count);
-    }
+    kernel_->as<LoopFunction>()(&args, begin, end);
   }
 
  private:

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cassert>
+#include <functional>
 #include <optional>
 #include <vector>
 
+#include <llvm/Analysis/VectorUtils.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/TargetParser/Host.h>
@@ -137,26 +139,47 @@ llvm::Value* MathBuilder::power_of_two(llvm::Value* k) {
   return from_bits(builder_.CreateShl(builder_.CreateAdd(k, integer(f32 ? 127 : 1023)), f32 ? 23 : 52));
 }
 
-bool MathBuilder::avx512_usable() const {
-  const bool f32 = real_type_->getScalarType()->isFloatTy();
-  const unsigned bits = lanes_ * (f32 ? 32 : 64);
-  if (!host_has_avx512() || (lanes_ != 1 && bits != 128 && bits != 256 && bits != 512)) {
-    return false;  // e.g. 16 f64 lanes of an f32 kernel evaluated in f64
-  }
-  // A register wider than the kernel's VECTOR_BITS is split by LLVM, which cannot split an x86
-  // intrinsic (module_builder.cpp sets this attribute on every kernel function).
+unsigned MathBuilder::register_lanes() const {
+  if (lanes_ == 1) return 1;
+  const unsigned element_bits = real_type_->getScalarType()->isFloatTy() ? 32 : 64;
+  // The kernel's width (module_builder.cpp sets the attribute on every kernel function).
   const llvm::Attribute legal =
       builder_.GetInsertBlock()->getParent()->getFnAttribute("min-legal-vector-width");
   unsigned legal_bits = 0;
-  return lanes_ == 1 || (legal.isValid() &&
-                         !legal.getValueAsString().getAsInteger(10, legal_bits) &&
-                         bits <= legal_bits);
+  if (!legal.isValid() || legal.getValueAsString().getAsInteger(10, legal_bits)) return lanes_;
+  return std::clamp(legal_bits / element_bits, 1u, lanes_);
+}
+
+bool MathBuilder::avx512_usable() const {
+  const unsigned pieces = register_lanes();
+  const unsigned bits = pieces * (real_type_->getScalarType()->isFloatTy() ? 32 : 64);
+  // e.g. 16 f64 lanes of an f32 kernel evaluated in f64 at 256 bits: 4 lanes a register, fine;
+  // 3 lanes or a register of 64 bits: none of these instructions.
+  return host_has_avx512() &&
+         (lanes_ == 1 || ((bits == 128 || bits == 256 || bits == 512) && lanes_ % pieces == 0));
+}
+
+llvm::Value* MathBuilder::per_register(
+    std::initializer_list<llvm::Value*> operands,
+    const std::function<llvm::Value*(llvm::ArrayRef<llvm::Value*>, unsigned)>& emit) {
+  const unsigned pieces = register_lanes();
+  const llvm::ArrayRef<llvm::Value*> whole(operands.begin(), operands.end());
+  if (pieces == lanes_) return emit(whole, lanes_);
+  std::vector<llvm::Value*> results;
+  for (unsigned first = 0; first < lanes_; first += pieces) {
+    std::vector<int> mask;
+    for (unsigned lane = first; lane < first + pieces; ++lane)
+      mask.push_back(static_cast<int>(lane));
+    std::vector<llvm::Value*> piece;
+    for (llvm::Value* operand : whole) piece.push_back(builder_.CreateShuffleVector(operand, mask));
+    results.push_back(emit(piece, pieces));
+  }
+  return llvm::concatenateVectors(builder_, results);
 }
 
 llvm::Value* MathBuilder::x86_scalef(llvm::Value* p, llvm::Value* k, llvm::Value* k_real) {
   if (!avx512_usable()) return nullptr;
   const bool f32 = real_type_->getScalarType()->isFloatTy();
-  const unsigned bits = lanes_ * (f32 ? 32 : 64);
   auto& b = builder_;
   if (k_real == nullptr) k_real = b.CreateSIToFP(k, real_type_);
   if (lanes_ == 1) {
@@ -170,24 +193,28 @@ llvm::Value* MathBuilder::x86_scalef(llvm::Value* p, llvm::Value* k, llvm::Value
              b.getInt32(kCurrentRounding)});
     return b.CreateExtractElement(result, std::uint64_t(0));
   }
-  llvm::Value* zero = llvm::Constant::getNullValue(real_type_);
-  switch (bits) {
-    case 128:
-      return b.CreateIntrinsic(f32 ? llvm::Intrinsic::x86_avx512_mask_scalef_ps_128
-                                   : llvm::Intrinsic::x86_avx512_mask_scalef_pd_128,
-                               {}, {p, k_real, zero, b.getInt8(0xff)});
-    case 256:
-      return b.CreateIntrinsic(f32 ? llvm::Intrinsic::x86_avx512_mask_scalef_ps_256
-                                   : llvm::Intrinsic::x86_avx512_mask_scalef_pd_256,
-                               {}, {p, k_real, zero, b.getInt8(0xff)});
-    default:  // 512
-      if (f32) {
-        return b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_mask_scalef_ps_512, {},
-                                 {p, k_real, zero, b.getInt16(0xffff), b.getInt32(kCurrentRounding)});
-      }
-      return b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_mask_scalef_pd_512, {},
-                               {p, k_real, zero, b.getInt8(0xff), b.getInt32(kCurrentRounding)});
-  }
+  auto scalef = [&](llvm::ArrayRef<llvm::Value*> x, unsigned lanes) -> llvm::Value* {
+    llvm::Value* zero = llvm::Constant::getNullValue(x[0]->getType());
+    switch (lanes * (f32 ? 32 : 64)) {
+      case 128:
+        return b.CreateIntrinsic(f32 ? llvm::Intrinsic::x86_avx512_mask_scalef_ps_128
+                                     : llvm::Intrinsic::x86_avx512_mask_scalef_pd_128,
+                                 {}, {x[0], x[1], zero, b.getInt8(0xff)});
+      case 256:
+        return b.CreateIntrinsic(f32 ? llvm::Intrinsic::x86_avx512_mask_scalef_ps_256
+                                     : llvm::Intrinsic::x86_avx512_mask_scalef_pd_256,
+                                 {}, {x[0], x[1], zero, b.getInt8(0xff)});
+      default:  // 512
+        if (f32) {
+          return b.CreateIntrinsic(
+              llvm::Intrinsic::x86_avx512_mask_scalef_ps_512, {},
+              {x[0], x[1], zero, b.getInt16(0xffff), b.getInt32(kCurrentRounding)});
+        }
+        return b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_mask_scalef_pd_512, {},
+                                 {x[0], x[1], zero, b.getInt8(0xff), b.getInt32(kCurrentRounding)});
+    }
+  };
+  return per_register({p, k_real}, scalef);
 }
 
 MathBuilder::ExponentAndMantissa MathBuilder::x86_exponent_and_mantissa(llvm::Value* x) {
@@ -195,12 +222,17 @@ MathBuilder::ExponentAndMantissa MathBuilder::x86_exponent_and_mantissa(llvm::Va
   namespace x86 = llvm::Intrinsic;
   // getmant's immediate: interval [1, 2) (bits 1:0 = 0), sign of the source (bits 3:2 = 0).
   constexpr std::uint32_t kOneToTwo = 0;
-  return {call_f32_avx512(builder_, lanes_, x86::x86_avx512_mask_getexp_ss,
-                          x86::x86_avx512_mask_getexp_ps_128, x86::x86_avx512_mask_getexp_ps_256,
-                          x86::x86_avx512_mask_getexp_ps_512, x, std::nullopt),
-          call_f32_avx512(builder_, lanes_, x86::x86_avx512_mask_getmant_ss,
-                          x86::x86_avx512_mask_getmant_ps_128, x86::x86_avx512_mask_getmant_ps_256,
-                          x86::x86_avx512_mask_getmant_ps_512, x, kOneToTwo)};
+  auto exponent = [&](llvm::ArrayRef<llvm::Value*> piece, unsigned lanes) {
+    return call_f32_avx512(builder_, lanes, x86::x86_avx512_mask_getexp_ss,
+                           x86::x86_avx512_mask_getexp_ps_128, x86::x86_avx512_mask_getexp_ps_256,
+                           x86::x86_avx512_mask_getexp_ps_512, piece[0], std::nullopt);
+  };
+  auto mantissa = [&](llvm::ArrayRef<llvm::Value*> piece, unsigned lanes) {
+    return call_f32_avx512(builder_, lanes, x86::x86_avx512_mask_getmant_ss,
+                           x86::x86_avx512_mask_getmant_ps_128, x86::x86_avx512_mask_getmant_ps_256,
+                           x86::x86_avx512_mask_getmant_ps_512, piece[0], kOneToTwo);
+  };
+  return {per_register({x}, exponent), per_register({x}, mantissa)};
 }
 
 llvm::Value* MathBuilder::scale_by_power_of_two(llvm::Value* p, llvm::Value* k, llvm::Value* k_real) {
@@ -224,25 +256,34 @@ llvm::Value* MathBuilder::lookup(llvm::ArrayRef<double> table, llvm::Value* inde
     }
     return llvm::ConstantVector::get(values);
   };
-  const unsigned chunk = 2 * lanes_;  // the entries one vpermi2 reaches
   if (lanes_ > 1 && avx512_usable()) {
-    const unsigned bits = lanes_ * (f32 ? 32 : 64);
-    namespace x86 = llvm::Intrinsic;
-    const llvm::Intrinsic::ID permute =
-        bits == 512 ? (f32 ? x86::x86_avx512_vpermi2var_ps_512 : x86::x86_avx512_vpermi2var_pd_512)
-        : bits == 256 ? (f32 ? x86::x86_avx512_vpermi2var_ps_256 : x86::x86_avx512_vpermi2var_pd_256)
-                      : (f32 ? x86::x86_avx512_vpermi2var_ps_128 : x86::x86_avx512_vpermi2var_pd_128);
-    // One chunk reads the index's low bits itself; several compare the entry number.
-    llvm::Value* entry = size > chunk ? b.CreateAnd(index, integer(size - 1)) : index;
-    llvm::Value* result = nullptr;
-    for (unsigned first = 0; first < std::max(size, chunk); first += chunk) {
-      llvm::Value* picked = b.CreateIntrinsic(
-          permute, {}, {entries(first, lanes_), index, entries(first + lanes_, lanes_)});
-      result = result == nullptr
-                   ? picked
-                   : b.CreateSelect(b.CreateICmpUGE(entry, integer(first)), picked, result);
-    }
-    return result;
+    return per_register({index}, [&](llvm::ArrayRef<llvm::Value*> piece, unsigned lanes) {
+      const unsigned chunk = 2 * lanes;  // the entries one vpermi2 reaches
+      const unsigned bits = lanes * (f32 ? 32 : 64);
+      namespace x86 = llvm::Intrinsic;
+      const llvm::Intrinsic::ID permute =
+          bits == 512   ? (f32 ? x86::x86_avx512_vpermi2var_ps_512
+                               : x86::x86_avx512_vpermi2var_pd_512)
+          : bits == 256 ? (f32 ? x86::x86_avx512_vpermi2var_ps_256
+                               : x86::x86_avx512_vpermi2var_pd_256)
+                        : (f32 ? x86::x86_avx512_vpermi2var_ps_128
+                               : x86::x86_avx512_vpermi2var_pd_128);
+      // One chunk reads the index's low bits itself; several compare the entry number.
+      llvm::Value* entry = piece[0];
+      if (size > chunk)
+        entry = b.CreateAnd(entry, llvm::ConstantInt::get(entry->getType(), size - 1));
+      llvm::Value* result = nullptr;
+      for (unsigned first = 0; first < std::max(size, chunk); first += chunk) {
+        llvm::Value* picked = b.CreateIntrinsic(
+            permute, {}, {entries(first, lanes), piece[0], entries(first + lanes, lanes)});
+        result = result == nullptr
+                     ? picked
+                     : b.CreateSelect(
+                           b.CreateICmpUGE(entry, llvm::ConstantInt::get(entry->getType(), first)),
+                           picked, result);
+      }
+      return result;
+    });
   }
   llvm::Type* element = real_type_->getScalarType();
   std::vector<llvm::Constant*> values;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 
 #include <llvm/ADT/ArrayRef.h>
@@ -121,9 +122,10 @@ class MathBuilder {
   // table[index mod size] in every lane: `table` holds values of the real type (f32 values for
   // native f32) and has a power-of-two size up to 32; `index` is an integer of the integer type
   // whose low bits are read. Where the host has AVX-512 (F and VL), one vpermi2ps/vpermi2pd per
-  // 2 * lanes entries from tables held in registers (one at 512 bits for up to 32 f32 or 16 f64;
-  // selects pick the chunk), elsewhere and in the scalar tail a load or gather from a constant
-  // array: the table's values either way, so the same bits at every width.
+  // register and 2 * (its lanes) entries from tables held in registers (one per 512-bit register
+  // for up to 32 f32 or 16 f64; selects pick the chunk), elsewhere and in the scalar tail a load
+  // or gather from a constant array: the table's values either way, so the same bits at every
+  // width.
   llvm::Value* lookup(llvm::ArrayRef<double> table, llvm::Value* index);
 
   // Error-free transformations (Knuth's TwoSum, Dekker's Fast2Sum with |a| >= |b| or a == 0, and
@@ -134,8 +136,18 @@ class MathBuilder {
 
  private:
   // Whether the AVX-512 (F, VL) instructions can be emitted at this lane count: the host has
-  // them, and the register is one the kernel's width keeps whole.
+  // them, and the lanes fill whole registers of 128, 256 or 512 bits at the kernel's width
+  // (one register, or several emitted per_register).
   bool avx512_usable() const;
+  // The lanes of one register at the kernel's width: lanes_, or a divisor of it when the values
+  // are wider than a register (several registers' lanes emitted as one vector, which LLVM splits
+  // into interleaved instructions).
+  unsigned register_lanes() const;
+  // `emit` on each register's lanes of `operands` (vectors of lanes_ lanes), the results joined:
+  // LLVM does not split an x86 intrinsic wider than its register.
+  llvm::Value* per_register(
+      std::initializer_list<llvm::Value*> operands,
+      const std::function<llvm::Value*(llvm::ArrayRef<llvm::Value*>, unsigned)>& emit);
   // p * 2^k by vscalef, or nullptr where this host or lane count has none.
   llvm::Value* x86_scalef(llvm::Value* p, llvm::Value* k, llvm::Value* k_real);
 
