@@ -12,8 +12,11 @@
 //         the end. Same operations in the same order per element as A: the output is compared
 //         with memcmp.
 // Epilogues: gelu_tanh(c + b) + r (a port of codegen/src/vector_math/f32_activations.cpp's
-// gelu_tanh, same instructions as the JIT's, its accuracy checked below), relu(c + b) + r, and
-// c * 1.0001 + b + r (the interleaving's own cost: same loads and stores, next to no arithmetic).
+// gelu_tanh, same instructions as the JIT's, its accuracy checked below), relu(c + b) + r,
+// c * 1.0001 + b + r (the interleaving's own cost: same loads and stores, next to no arithmetic)
+// and, timing only, gelu_tanh's operation mix in short dependency chains. "alone" is the
+// epilogue without the product. Section "pipes": which pipes gelu's operations share with FMAs,
+// gelu_tanh's throughput and latency.
 // Settings: "cache": one A panel (64 x MR), a B panel of 64 x 512 (16 tiles), an MR x 512 output
 // and residual, repeated; "real": m = 4096 (rounded up to a multiple of MR), k = 64, n = 4096,
 // 64 MiB residual and output, plain stores. Single thread, thread CPU time, medians of --rounds
@@ -78,11 +81,17 @@ alignas(64) constexpr float kPowersError[32] = {
 
 inline __m512 splat(float v) { return _mm512_set1_ps(v); }
 
-[[gnu::always_inline]] inline __m512 gelu_tanh(__m512 x) {
+// Three stages with a few values between them (variant C below software-pipelines them; the
+// composition gelu_tanh is the same instructions): -|2v| as a pair, exp's parts, the quotient.
+struct GeluReduced {
+  __m512 x, y_hi, y_lo;
+};
+struct GeluExp {
+  __m512 x, y_hi, thirty_seconds, high, small_s, e;
+};
+
+[[gnu::always_inline]] inline GeluReduced gelu_stage1(__m512 x) {
   const __m512 magnitude_bits = _mm512_castsi512_ps(_mm512_set1_epi32(0x7fffffff));
-  const __m512 zero = _mm512_setzero_ps();
-  const __mmask16 negative = _mm512_cmp_ps_mask(x, zero, _CMP_NGE_UQ);  // not (x >= 0)
-  const __mmask16 infinite = _mm512_cmp_ps_mask(x, splat(INFINITY), _CMP_EQ_OQ);
   // s = min(|x|, 16); -|2v| = -s (b + a s^2) as the pair y_hi + y_lo.
   const __m512 s = _mm512_min_ps(splat(16.0f), _mm512_and_ps(x, magnitude_bits));
   const __m512 square_hi = _mm512_mul_ps(s, s);
@@ -99,14 +108,17 @@ inline __m512 splat(float v) { return _mm512_set1_ps(v); }
   const __m512 minus_s = _mm512_xor_ps(s, splat(-0.0f));
   const __m512 y_hi = _mm512_mul_ps(w_hi, minus_s);
   const __m512 y_lo0 = _mm512_fmsub_ps(minus_s, w_hi, y_hi);
-  const __m512 y_lo = _mm512_fmadd_ps(minus_s, _mm512_add_ps(w_lo, cubic_lo), y_lo0);
-  // table_exp_parts(y_hi, y_lo, -120): e = exp(y) = high (1 + s) 2^k.
-  const __m512 clamped = _mm512_max_ps(splat(-120.0f), y_hi);
+  return {x, y_hi, _mm512_fmadd_ps(minus_s, _mm512_add_ps(w_lo, cubic_lo), y_lo0)};
+}
+
+// table_exp_parts(y_hi, y_lo, -120): e = exp(y) = high (1 + s) 2^k rounded.
+[[gnu::always_inline]] inline GeluExp gelu_stage2(const GeluReduced& in) {
+  const __m512 clamped = _mm512_max_ps(splat(-120.0f), in.y_hi);
   const __m512 shifter = splat(0x1.8p23f);
   const __m512 shifted = _mm512_fmadd_ps(clamped, splat(32 * kInverseLn2), shifter);
   const __m512 thirty_seconds = _mm512_fmadd_ps(shifted, splat(1.0f / 32), splat(-0x1.8p23f / 32));
   __m512 r = _mm512_fmadd_ps(thirty_seconds, splat(-kLn2High), clamped);
-  r = _mm512_add_ps(r, _mm512_fmadd_ps(thirty_seconds, splat(-kLn2Low), y_lo));
+  r = _mm512_add_ps(r, _mm512_fmadd_ps(thirty_seconds, splat(-kLn2Low), in.y_lo));
   const __m512i bits = _mm512_castps_si512(shifted);
   const __m512 high = _mm512_permutex2var_ps(_mm512_load_ps(kPowersHigh), bits,
                                              _mm512_load_ps(kPowersHigh + 16));
@@ -116,27 +128,39 @@ inline __m512 splat(float v) { return _mm512_set1_ps(v); }
                                    _mm512_fmadd_ps(r, splat(0x1.555556p-3f), splat(0.5f)), r);
   const __m512 small_s = _mm512_add_ps(p, error);
   const __m512 e = _mm512_scalef_ps(_mm512_fmadd_ps(high, small_s, high), thirty_seconds);
-  const __m512 d_hi = _mm512_add_ps(e, splat(1.0f));
-  const __m512 d_lo = _mm512_sub_ps(e, _mm512_add_ps(d_hi, splat(-1.0f)));
-  // times_sigmoid: x >= 0: x / (1 + e); else (x high (1 + s) / (1 + e)) 2^k.
-  const __m512 k_real = _mm512_maskz_mov_ps(negative, thirty_seconds);
-  const __m512 product_hi = _mm512_mul_ps(x, high);
-  const __m512 product_lo = _mm512_fmsub_ps(x, high, product_hi);
+  return {in.x, in.y_hi, thirty_seconds, high, small_s, e};
+}
+
+// times_sigmoid: x >= 0: x / (1 + e); else (x high (1 + s) / (1 + e)) 2^k; x's sign.
+[[gnu::always_inline]] inline __m512 gelu_stage3(const GeluExp& in) {
+  const __m512 x = in.x, zero = _mm512_setzero_ps();
+  const __m512 magnitude_bits = _mm512_castsi512_ps(_mm512_set1_epi32(0x7fffffff));
+  const __mmask16 negative = _mm512_cmp_ps_mask(x, zero, _CMP_NGE_UQ);  // not (x >= 0)
+  const __mmask16 infinite = _mm512_cmp_ps_mask(x, splat(INFINITY), _CMP_EQ_OQ);
+  const __m512 d_hi = _mm512_add_ps(in.e, splat(1.0f));
+  const __m512 d_lo = _mm512_sub_ps(in.e, _mm512_add_ps(d_hi, splat(-1.0f)));
+  const __m512 k_real = _mm512_maskz_mov_ps(negative, in.thirty_seconds);
+  const __m512 product_hi = _mm512_mul_ps(x, in.high);
+  const __m512 product_lo = _mm512_fmsub_ps(x, in.high, product_hi);
   const __m512 numerator_hi = _mm512_mask_blend_ps(negative, x, product_hi);
-  const __m512 numerator_lo = _mm512_maskz_fmadd_ps(negative, product_hi, small_s, product_lo);
+  const __m512 numerator_lo = _mm512_maskz_fmadd_ps(negative, product_hi, in.small_s, product_lo);
   // corrected_quotient
   const __m512 inverse = _mm512_div_ps(splat(1.0f), d_hi);
   const __m512 quotient = _mm512_mul_ps(numerator_hi, inverse);
   __m512 residual = _mm512_fnmadd_ps(quotient, d_hi, numerator_hi);
   residual = _mm512_add_ps(residual, _mm512_fnmadd_ps(quotient, d_lo, numerator_lo));
   __m512 result = _mm512_scalef_ps(_mm512_fmadd_ps(residual, inverse, quotient), k_real);
-  const __mmask16 vanishing = _mm512_mask_cmp_ps_mask(negative, y_hi, splat(-120.0f), _CMP_LT_OQ);
+  const __mmask16 vanishing = _mm512_mask_cmp_ps_mask(negative, in.y_hi, splat(-120.0f), _CMP_LT_OQ);
   result = _mm512_mask_mov_ps(result, infinite, x);
   result = _mm512_mask_mul_ps(result, vanishing, x, zero);
   // copysign(result, x)
   return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(
       _mm512_castps_si512(magnitude_bits), _mm512_castps_si512(result), _mm512_castps_si512(x),
       0xca));  // magnitude_bits ? result : x
+}
+
+[[gnu::always_inline]] inline __m512 gelu_tanh(__m512 x) {
+  return gelu_stage3(gelu_stage2(gelu_stage1(x)));
 }
 
 // ---- The epilogues: out = f(c, bias, residual), one 16-lane vector.
@@ -156,6 +180,48 @@ struct TrivialEpilogue {
   static constexpr const char* name = "c*1.0001+b+r";
   [[gnu::always_inline]] static __m512 apply(__m512 c, __m512 bias, __m512 residual) {
     return _mm512_add_ps(_mm512_fmadd_ps(c, splat(1.0001f), bias), residual);
+  }
+};
+
+// Timing only (its values mean nothing): gelu_tanh's operation mix per vector (25 FMAs, 2
+// vpermi2ps, 14 additions/min/max, 1 division, 2 vscalefps, 3 compares, 4 masked moves, 3 logic)
+// in short chains, about 40 cycles deep against gelu_tanh's chain (measured in "pipes"): does B
+// overlap when the epilogue's latency is short?
+struct ShortChainEpilogue {
+  static constexpr const char* name = "gelu's mix, short chains";
+  [[gnu::always_inline]] static __m512 apply(__m512 c, __m512 bias, __m512 residual) {
+    const __m512 x = _mm512_add_ps(c, bias);
+    const __m512 magnitude = _mm512_and_ps(x, _mm512_castsi512_ps(_mm512_set1_epi32(0x7fffffff)));
+    const __m512 negated = _mm512_xor_ps(x, splat(-0.0f));
+    const __mmask16 negative = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_NGE_UQ);
+    const __mmask16 infinite = _mm512_cmp_ps_mask(x, splat(INFINITY), _CMP_EQ_OQ);
+    const __m512 s = _mm512_min_ps(splat(16.0f), magnitude);
+    const __m512 y = _mm512_max_ps(splat(-120.0f), negated);
+    __m512 f[5] = {_mm512_fmadd_ps(s, splat(0.25f), x), _mm512_fmadd_ps(y, splat(0.125f), s),
+                   _mm512_fmadd_ps(x, splat(0.375f), y), _mm512_fmadd_ps(s, splat(0.625f), y),
+                   _mm512_fmadd_ps(x, splat(0.75f), s)};
+#pragma GCC unroll 4
+    for (int round = 0; round < 4; ++round)
+#pragma GCC unroll 5
+      for (__m512& v : f) v = _mm512_fmadd_ps(v, splat(0.5f), x);
+    const __m512 high = _mm512_permutex2var_ps(_mm512_load_ps(kPowersHigh), _mm512_castps_si512(y),
+                                               _mm512_load_ps(kPowersHigh + 16));
+    const __m512 error = _mm512_permutex2var_ps(_mm512_load_ps(kPowersError), _mm512_castps_si512(s),
+                                                _mm512_load_ps(kPowersError + 16));
+    const __m512 inverse = _mm512_div_ps(splat(1.0f), _mm512_add_ps(s, splat(1.0f)));
+    const __m512 e0 = _mm512_scalef_ps(f[0], high), e1 = _mm512_scalef_ps(f[1], error);
+    const __mmask16 smaller = _mm512_cmp_ps_mask(e0, e1, _CMP_LT_OQ);
+    const __m512 m0 = _mm512_maskz_mov_ps(negative, f[2]);
+    const __m512 m1 = _mm512_mask_blend_ps(negative, f[3], f[4]);
+    const __m512 t5 = _mm512_max_ps(_mm512_add_ps(e0, e1), _mm512_sub_ps(m0, m1));
+    const __m512 t6 = _mm512_add_ps(_mm512_add_ps(inverse, y), _mm512_sub_ps(f[2], s));
+    const __m512 t9 = _mm512_max_ps(_mm512_min_ps(_mm512_min_ps(f[4], negated), magnitude), splat(-1.0f));
+    __m512 result = _mm512_add_ps(_mm512_add_ps(t5, t6), t9);
+    result = _mm512_mask_mov_ps(result, infinite, x);
+    result = _mm512_mask_mov_ps(result, smaller, e0);
+    result = _mm512_castsi512_ps(_mm512_ternarylogic_epi32(
+        _mm512_set1_epi32(0x7fffffff), _mm512_castps_si512(result), _mm512_castps_si512(x), 0xca));
+    return _mm512_add_ps(result, residual);
   }
 };
 
@@ -248,13 +314,59 @@ template <int MR, class Epilogue>
   store_tile<MR>(tile.out, ldc, acc);
 }
 
+// C (gelu_tanh only): B with the epilogue software-pipelined in three stages: unrolled step j
+// runs stage 3 of vector j-2, stage 2 of vector j-1 and stage 1 of vector j (of the previous
+// tile), so each stage's inputs were computed a step (~4 k steps of FMAs) earlier; the last two
+// vectors' remaining stages run after the k loop.
+template <int MR>
+[[gnu::noinline]] void tile_pipelined(const float* __restrict a, const float* __restrict b,
+                                      PendingTile tile, PendingTile previous, std::int64_t ldc) {
+  constexpr int vectors = 2 * MR, period = kPeriod<MR>;
+  __m512 acc[MR][2];
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+  const int pending = previous.out != nullptr ? vectors : 0;
+  auto offset = [&](int e) { return (e >> 1) * ldc + (e & 1) * kLanes; };
+  auto first = [&](int e) {
+    return gelu_stage1(_mm512_add_ps(_mm512_loadu_ps(previous.c + offset(e)),
+                                     _mm512_loadu_ps(previous.bias + (e & 1) * kLanes)));
+  };
+  auto last = [&](const GeluExp& in, int e) {
+    _mm512_storeu_ps(previous.out + offset(e),
+                     _mm512_add_ps(gelu_stage3(in), _mm512_loadu_ps(previous.residual + offset(e))));
+  };
+  GeluReduced reduced{};
+  GeluExp exp_parts{};
+  int j = 0;  // the next vector to enter stage 1
+  for (int step = 0; step < kK / period; ++step) {
+#pragma GCC unroll 16
+    for (int u = 0; u < period; ++u) {
+      const int p = step * period + u;
+      k_step<MR>(a + p * MR, b + p * kNr, acc);
+    }
+    if (j < pending + 2) {
+      if (j >= 2) last(exp_parts, j - 2);
+      if (j >= 1 && j <= pending) exp_parts = gelu_stage2(reduced);
+      if (j < pending) reduced = first(j);
+      ++j;
+    }
+  }
+  for (int p = kK / period * period; p < kK; ++p) k_step<MR>(a + p * MR, b + p * kNr, acc);
+  for (; j < pending + 2; ++j) {
+    if (j >= 2) last(exp_parts, j - 2);
+    if (j >= 1 && j <= pending) exp_parts = gelu_stage2(reduced);
+    if (j < pending) reduced = first(j);
+  }
+  store_tile<MR>(tile.out, ldc, acc);
+}
+
 template <class Epilogue>
 [[gnu::noinline]] void drain(PendingTile tile, int mr, std::int64_t ldc) {
   for (int e = 0; e < 2 * mr; ++e) epilogue_vector<Epilogue>(tile, e, ldc);
 }
 
 // ---- Workloads. Packed A: row panels of k x MR; packed B: column panels of k x 32.
-enum class Variant { bare, epilogue_only, sequential, interleaved };
+enum class Variant { bare, epilogue_only, sequential, interleaved, pipelined };
 
 struct Problem {
   std::int64_t m, n, ldc;
@@ -286,15 +398,18 @@ void run(const Problem& q, Variant variant) {
             tile_epilogue_only<MR, Epilogue>(tile, q.ldc);
           } else if (variant == Variant::sequential) {
             tile_sequential<MR, Epilogue>(a, b, tile, q.ldc);
-          } else {
+          } else if (variant == Variant::interleaved) {
             tile_interleaved<MR, Epilogue>(a, b, tile, previous, q.ldc);
+            previous = tile;
+          } else if constexpr (std::is_same_v<Epilogue, GeluEpilogue>) {
+            tile_pipelined<MR>(a, b, tile, previous, q.ldc);
             previous = tile;
           }
         }
       }
     }
   }
-  if (variant == Variant::interleaved && previous.out != nullptr) drain<Epilogue>(previous, MR, q.ldc);
+  if (previous.out != nullptr) drain<Epilogue>(previous, MR, q.ldc);
 }
 
 // ---- Measurement helpers.
@@ -361,7 +476,8 @@ struct Buffers {
 struct ShapeResult {
   int mr;
   double bare;
-  double alone[3], seq[3], inter[3];  // per epilogue: gelu, relu, trivial
+  double alone[4], seq[4], inter[4];  // per epilogue: gelu, relu, trivial, short chains
+  double gelu_pipelined;
 };
 
 template <int MR>
@@ -371,15 +487,17 @@ using Runner = void (*)(const Problem&, Variant);
 // every other round). Returns seconds per run.
 template <int MR>
 ShapeResult measure_shape(Buffers& buf, int rounds) {
-  const Runner<MR> runners[3] = {run<MR, GeluEpilogue>, run<MR, ReluEpilogue>, run<MR, TrivialEpilogue>};
+  const Runner<MR> runners[4] = {run<MR, GeluEpilogue>, run<MR, ReluEpilogue>,
+                                 run<MR, TrivialEpilogue>, run<MR, ShortChainEpilogue>};
   struct Case { Runner<MR> f; Variant v; std::vector<double> t; };
   std::vector<Case> cases;
   cases.push_back({runners[0], Variant::bare, {}});
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < 4; ++i) {
     cases.push_back({runners[i], Variant::epilogue_only, {}});
     cases.push_back({runners[i], Variant::sequential, {}});
     cases.push_back({runners[i], Variant::interleaved, {}});
   }
+  cases.push_back({runners[0], Variant::pipelined, {}});
   for (Case& c : cases) c.f(buf.problem, c.v);  // warm-up
   for (int round = 0; round < rounds; ++round) {
     for (std::size_t j = 0; j < cases.size(); ++j) {
@@ -389,8 +507,8 @@ ShapeResult measure_shape(Buffers& buf, int rounds) {
       c.t.push_back(thread_seconds() - start);
     }
   }
-  ShapeResult r{MR, median(cases[0].t), {}, {}, {}};
-  for (int i = 0; i < 3; ++i) {
+  ShapeResult r{MR, median(cases[0].t), {}, {}, {}, median(cases.back().t)};
+  for (int i = 0; i < 4; ++i) {
     r.alone[i] = median(cases[1 + 3 * i].t);
     r.seq[i] = median(cases[2 + 3 * i].t);
     r.inter[i] = median(cases[3 + 3 * i].t);
@@ -398,7 +516,7 @@ ShapeResult measure_shape(Buffers& buf, int rounds) {
   return r;
 }
 
-// B against A, bit for bit, on a problem; returns whether all three epilogues match.
+// B (and C for gelu_tanh) against A, bit for bit, on a problem; returns whether all match.
 template <int MR>
 bool check_shape(Buffers& buf, const char* setting) {
   const Runner<MR> runners[3] = {run<MR, GeluEpilogue>, run<MR, ReluEpilogue>, run<MR, TrivialEpilogue>};
@@ -406,17 +524,21 @@ bool check_shape(Buffers& buf, const char* setting) {
   bool all = true;
   const std::size_t bytes = buf.out.size * 4;
   for (int i = 0; i < 3; ++i) {
-    Problem q = buf.problem;
-    q.repeats = 1;
-    std::memset(buf.out.data, 0x11, bytes);
-    std::memset(buf.out_check.data, 0x22, bytes);
-    runners[i](q, Variant::sequential);
-    q.out = buf.out_check.data;
-    runners[i](q, Variant::interleaved);
-    const bool same = std::memcmp(buf.out.data, buf.out_check.data, bytes) == 0;
-    std::printf("  %-6s %2dx32 %-18s B %s A\n", setting, MR, names[i],
-                same ? "== (memcmp, all bytes)" : "!= (DIFFERENT)");
-    all = all && same;
+    for (Variant other : {Variant::interleaved, Variant::pipelined}) {
+      if (other == Variant::pipelined && i != 0) continue;
+      Problem q = buf.problem;
+      q.repeats = 1;
+      std::memset(buf.out.data, 0x11, bytes);
+      std::memset(buf.out_check.data, 0x22, bytes);
+      runners[i](q, Variant::sequential);
+      q.out = buf.out_check.data;
+      runners[i](q, other);
+      const bool same = std::memcmp(buf.out.data, buf.out_check.data, bytes) == 0;
+      std::printf("  %-6s %2dx32 %-18s %s %s A\n", setting, MR, names[i],
+                  other == Variant::interleaved ? "B" : "C",
+                  same ? "== (memcmp, all bytes)" : "!= (DIFFERENT)");
+      all = all && same;
+    }
   }
   return all;
 }
@@ -575,25 +697,50 @@ void where_the_cycles_go(double hz) {
     std::printf("gelu_tanh alone in L1, %s per iteration: %.2f cycles per vector\n", name,
                 median(t) * hz / (1000.0 * n / kLanes));
   }
+  // Latency: x = gelu_tanh(x) - 1 chained (it settles near -1.14, no subnormals); minus the
+  // subtraction's own latency, taken from a chain of x = x - 1 run the same way.
+  auto chain = [&](bool with_gelu) {
+    std::vector<double> t;
+    constexpr int steps = 200'000;
+    for (int i = 0; i < 9; ++i) {
+      __m512 v = _mm512_loadu_ps(x.data());
+      const double start = thread_seconds();
+      for (int step = 0; step < steps; ++step) {
+        if (with_gelu) v = gelu_tanh(v);
+        v = _mm512_sub_ps(v, splat(1.0f));
+        asm volatile("" : "+v"(v));
+      }
+      t.push_back(thread_seconds() - start);
+      _mm512_storeu_ps(y.data(), v);
+    }
+    return median(t) * hz / steps;
+  };
+  std::printf("gelu_tanh latency (one vector's dependency chain): %.1f cycles\n",
+              chain(true) - chain(false));
   std::fflush(stdout);
 }
 
 // ---- Settings.
+const char* const kEpilogueNames[4] = {GeluEpilogue::name, ReluEpilogue::name,
+                                       TrivialEpilogue::name, ShortChainEpilogue::name};
+
+// One line per epilogue: cycles per 16-lane output vector (and ms for the real size).
 template <int MR>
 void report(const ShapeResult& r, double vectors, double hz, const char* setting) {
-  const char* names[3] = {"gelu", "relu", "trivial"};
   auto cycles = [&](double s) { return s * hz / vectors; };
-  std::printf("%-5s %2dx32 P=%d cycles/vector: bare %6.2f |", setting, MR, kPeriod<MR>,
-              cycles(r.bare));
-  for (int i = 0; i < 3; ++i)
-    std::printf(" %s: alone %6.2f A %6.2f B %6.2f B/A %.3f |", names[i], cycles(r.alone[i]),
-                cycles(r.seq[i]), cycles(r.inter[i]), r.inter[i] / r.seq[i]);
-  std::printf("\n");
-  if (std::string(setting) == "real") {
-    std::printf("%-5s %2dx32     ms:           bare %6.2f |", setting, MR, 1e3 * r.bare);
-    for (int i = 0; i < 3; ++i)
-      std::printf(" %s: alone %6.2f A %6.2f B %6.2f           |", names[i], 1e3 * r.alone[i],
+  const bool real = std::string(setting) == "real";
+  for (int i = 0; i < 4; ++i) {
+    std::printf("%-5s %2dx32 P=%d %-24s cycles/vector: bare %6.2f alone %6.2f A %6.2f B %6.2f "
+                "B/A %.3f", setting, MR, kPeriod<MR>, kEpilogueNames[i], cycles(r.bare),
+                cycles(r.alone[i]), cycles(r.seq[i]), cycles(r.inter[i]), r.inter[i] / r.seq[i]);
+    if (real)
+      std::printf(" | ms: bare %6.2f alone %6.2f A %6.2f B %6.2f", 1e3 * r.bare, 1e3 * r.alone[i],
                   1e3 * r.seq[i], 1e3 * r.inter[i]);
+    if (i == 0) {
+      std::printf(" | C (3 stages) %6.2f C/A %.3f", cycles(r.gelu_pipelined),
+                  r.gelu_pipelined / r.seq[0]);
+      if (real) std::printf(" ms %6.2f", 1e3 * r.gelu_pipelined);
+    }
     std::printf("\n");
   }
   std::fflush(stdout);
