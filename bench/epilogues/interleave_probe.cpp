@@ -11,19 +11,23 @@
 //         epilogue vector of tile i-1 (P = 64 / (2 MR)); the last tile's epilogue is drained at
 //         the end. Same operations in the same order per element as A: the output is compared
 //         with memcmp.
+//   C3/C4 (gelu_tanh only) B with the epilogue software-pipelined in 3 or 4 stages, one stage
+//         of consecutive vectors per unrolled step (memcmp against A as well).
 // Epilogues: gelu_tanh(c + b) + r (a port of codegen/src/vector_math/f32_activations.cpp's
 // gelu_tanh, same instructions as the JIT's, its accuracy checked below), relu(c + b) + r,
 // c * 1.0001 + b + r (the interleaving's own cost: same loads and stores, next to no arithmetic)
 // and, timing only, gelu_tanh's operation mix in short dependency chains. "alone" is the
-// epilogue without the product. Section "pipes": which pipes gelu's operations share with FMAs,
-// gelu_tanh's throughput and latency.
+// epilogue without the product, reading the stored C and writing another buffer (at the real
+// size C then comes from memory: more traffic than A's in-place epilogue on a tile in L1).
+// Section "pipes": which pipes gelu's operations share with FMAs, gelu_tanh's throughput and
+// latency.
 // Settings: "cache": one A panel (64 x MR), a B panel of 64 x 512 (16 tiles), an MR x 512 output
 // and residual, repeated; "real": m = 4096 (rounded up to a multiple of MR), k = 64, n = 4096,
 // 64 MiB residual and output, plain stores. Single thread, thread CPU time, medians of --rounds
 // rounds, the variants alternated in each round; cycles from a calibrated chain of dependent adds.
 //
 // Run: ninja -C build interleave_probe && taskset -c 1 build/bench/epilogues/interleave_probe
-//      [--rounds 11] [--section all|accuracy|check|pipes|cache|real]
+//      [--rounds 11] [--section all|accuracy|check|pipes|cache|real] [--prefetch]
 #include <immintrin.h>
 
 #include <algorithm>
@@ -86,6 +90,9 @@ inline __m512 splat(float v) { return _mm512_set1_ps(v); }
 struct GeluReduced {
   __m512 x, y_hi, y_lo;
 };
+struct GeluReduction {
+  __m512 x, y_hi, thirty_seconds, r, shifted;
+};
 struct GeluExp {
   __m512 x, y_hi, thirty_seconds, high, small_s, e;
 };
@@ -111,15 +118,21 @@ struct GeluExp {
   return {x, y_hi, _mm512_fmadd_ps(minus_s, _mm512_add_ps(w_lo, cubic_lo), y_lo0)};
 }
 
-// table_exp_parts(y_hi, y_lo, -120): e = exp(y) = high (1 + s) 2^k rounded.
-[[gnu::always_inline]] inline GeluExp gelu_stage2(const GeluReduced& in) {
+// table_exp_parts(y_hi, y_lo, -120): e = exp(y) = high (1 + s) 2^k rounded; its reduction
+// (2a) and the rest (2b) are stages of their own in the four-stage pipeline.
+[[gnu::always_inline]] inline GeluReduction gelu_stage2a(const GeluReduced& in) {
   const __m512 clamped = _mm512_max_ps(splat(-120.0f), in.y_hi);
   const __m512 shifter = splat(0x1.8p23f);
   const __m512 shifted = _mm512_fmadd_ps(clamped, splat(32 * kInverseLn2), shifter);
   const __m512 thirty_seconds = _mm512_fmadd_ps(shifted, splat(1.0f / 32), splat(-0x1.8p23f / 32));
   __m512 r = _mm512_fmadd_ps(thirty_seconds, splat(-kLn2High), clamped);
   r = _mm512_add_ps(r, _mm512_fmadd_ps(thirty_seconds, splat(-kLn2Low), in.y_lo));
-  const __m512i bits = _mm512_castps_si512(shifted);
+  return {in.x, in.y_hi, thirty_seconds, r, shifted};
+}
+
+[[gnu::always_inline]] inline GeluExp gelu_stage2b(const GeluReduction& in) {
+  const __m512 r = in.r, thirty_seconds = in.thirty_seconds;
+  const __m512i bits = _mm512_castps_si512(in.shifted);
   const __m512 high = _mm512_permutex2var_ps(_mm512_load_ps(kPowersHigh), bits,
                                              _mm512_load_ps(kPowersHigh + 16));
   const __m512 error = _mm512_permutex2var_ps(_mm512_load_ps(kPowersError), bits,
@@ -129,6 +142,10 @@ struct GeluExp {
   const __m512 small_s = _mm512_add_ps(p, error);
   const __m512 e = _mm512_scalef_ps(_mm512_fmadd_ps(high, small_s, high), thirty_seconds);
   return {in.x, in.y_hi, thirty_seconds, high, small_s, e};
+}
+
+[[gnu::always_inline]] inline GeluExp gelu_stage2(const GeluReduced& in) {
+  return gelu_stage2b(gelu_stage2a(in));
 }
 
 // times_sigmoid: x >= 0: x / (1 + e); else (x high (1 + s) / (1 + e)) 2^k; x's sign.
@@ -263,6 +280,21 @@ template <int MR>
   }
 }
 
+// --prefetch: each variant first prefetches the residual rows of the tile whose epilogue it will
+// run (A: this tile, after its k loop; B, C: the previous tile, during the k loop), so the
+// residual's misses overlap the product at the real size.
+bool prefetch_residual = false;
+
+template <int MR>
+[[gnu::always_inline]] inline void prefetch_rows(const float* residual, std::int64_t ldc) {
+  if (!prefetch_residual || residual == nullptr) return;
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+    _mm_prefetch(reinterpret_cast<const char*>(residual + r * ldc), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(residual + r * ldc + kLanes), _MM_HINT_T0);
+  }
+}
+
 // bare (Epilogue = void) and A: the product, the tile stored, then its epilogue.
 template <int MR, class Epilogue>
 [[gnu::noinline]] void tile_sequential(const float* __restrict a, const float* __restrict b,
@@ -270,6 +302,7 @@ template <int MR, class Epilogue>
   __m512 acc[MR][2];
 #pragma GCC unroll 16
   for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+  if constexpr (!std::is_void_v<Epilogue>) prefetch_rows<MR>(tile.residual, ldc);
   for (int p = 0; p < kK; ++p) k_step<MR>(a + p * MR, b + p * kNr, acc);
   store_tile<MR>(tile.out, ldc, acc);
   if constexpr (!std::is_void_v<Epilogue>) {
@@ -299,6 +332,7 @@ template <int MR, class Epilogue>
   __m512 acc[MR][2];
 #pragma GCC unroll 16
   for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+  if (previous.out != nullptr) prefetch_rows<MR>(previous.residual, ldc);
   const int pending = previous.out != nullptr ? vectors : 0;
   int e = 0;
   for (int step = 0; step < kK / period; ++step) {
@@ -314,49 +348,55 @@ template <int MR, class Epilogue>
   store_tile<MR>(tile.out, ldc, acc);
 }
 
-// C (gelu_tanh only): B with the epilogue software-pipelined in three stages: unrolled step j
-// runs stage 3 of vector j-2, stage 2 of vector j-1 and stage 1 of vector j (of the previous
-// tile), so each stage's inputs were computed a step (~4 k steps of FMAs) earlier; the last two
+// C (gelu_tanh only): B with the epilogue software-pipelined in Stages (3 or 4) stages: unrolled
+// step j runs the last stage of vector j - Stages + 1, ..., stage 1 of vector j (of the previous
+// tile), so each stage's inputs were computed a step (P k steps of FMAs) earlier; the last
 // vectors' remaining stages run after the k loop.
-template <int MR>
+template <int MR, int Stages>
 [[gnu::noinline]] void tile_pipelined(const float* __restrict a, const float* __restrict b,
                                       PendingTile tile, PendingTile previous, std::int64_t ldc) {
+  static_assert(Stages == 3 || Stages == 4);
   constexpr int vectors = 2 * MR, period = kPeriod<MR>;
   __m512 acc[MR][2];
 #pragma GCC unroll 16
   for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+  if (previous.out != nullptr) prefetch_rows<MR>(previous.residual, ldc);
   const int pending = previous.out != nullptr ? vectors : 0;
   auto offset = [&](int e) { return (e >> 1) * ldc + (e & 1) * kLanes; };
-  auto first = [&](int e) {
-    return gelu_stage1(_mm512_add_ps(_mm512_loadu_ps(previous.c + offset(e)),
-                                     _mm512_loadu_ps(previous.bias + (e & 1) * kLanes)));
-  };
-  auto last = [&](const GeluExp& in, int e) {
-    _mm512_storeu_ps(previous.out + offset(e),
-                     _mm512_add_ps(gelu_stage3(in), _mm512_loadu_ps(previous.residual + offset(e))));
-  };
   GeluReduced reduced{};
+  GeluReduction reduction{};
   GeluExp exp_parts{};
-  int j = 0;  // the next vector to enter stage 1
+  // Vector j enters stage 1; the vector that entered `lag` steps ago runs stage lag + 1.
+  auto advance = [&](int j) {
+    auto in_flight = [&](int lag) { return j - lag >= 0 && j - lag < pending; };
+    if (in_flight(Stages - 1)) {
+      const int e = j - (Stages - 1);
+      _mm512_storeu_ps(previous.out + offset(e),
+                       _mm512_add_ps(gelu_stage3(exp_parts),
+                                     _mm512_loadu_ps(previous.residual + offset(e))));
+    }
+    if constexpr (Stages == 4) {
+      if (in_flight(2)) exp_parts = gelu_stage2b(reduction);
+      if (in_flight(1)) reduction = gelu_stage2a(reduced);
+    } else {
+      if (in_flight(1)) exp_parts = gelu_stage2(reduced);
+    }
+    if (in_flight(0))
+      reduced = gelu_stage1(_mm512_add_ps(_mm512_loadu_ps(previous.c + offset(j)),
+                                          _mm512_loadu_ps(previous.bias + (j & 1) * kLanes)));
+  };
+  const int steps = pending + Stages - 1;
+  int j = 0;
   for (int step = 0; step < kK / period; ++step) {
 #pragma GCC unroll 16
     for (int u = 0; u < period; ++u) {
       const int p = step * period + u;
       k_step<MR>(a + p * MR, b + p * kNr, acc);
     }
-    if (j < pending + 2) {
-      if (j >= 2) last(exp_parts, j - 2);
-      if (j >= 1 && j <= pending) exp_parts = gelu_stage2(reduced);
-      if (j < pending) reduced = first(j);
-      ++j;
-    }
+    if (j < steps) advance(j++);
   }
   for (int p = kK / period * period; p < kK; ++p) k_step<MR>(a + p * MR, b + p * kNr, acc);
-  for (; j < pending + 2; ++j) {
-    if (j >= 2) last(exp_parts, j - 2);
-    if (j >= 1 && j <= pending) exp_parts = gelu_stage2(reduced);
-    if (j < pending) reduced = first(j);
-  }
+  for (; j < steps; ++j) advance(j);
   store_tile<MR>(tile.out, ldc, acc);
 }
 
@@ -366,7 +406,7 @@ template <class Epilogue>
 }
 
 // ---- Workloads. Packed A: row panels of k x MR; packed B: column panels of k x 32.
-enum class Variant { bare, epilogue_only, sequential, interleaved, pipelined };
+enum class Variant { bare, epilogue_only, sequential, interleaved, pipelined3, pipelined4 };
 
 struct Problem {
   std::int64_t m, n, ldc;
@@ -402,7 +442,11 @@ void run(const Problem& q, Variant variant) {
             tile_interleaved<MR, Epilogue>(a, b, tile, previous, q.ldc);
             previous = tile;
           } else if constexpr (std::is_same_v<Epilogue, GeluEpilogue>) {
-            tile_pipelined<MR>(a, b, tile, previous, q.ldc);
+            if (variant == Variant::pipelined3) {
+              tile_pipelined<MR, 3>(a, b, tile, previous, q.ldc);
+            } else {
+              tile_pipelined<MR, 4>(a, b, tile, previous, q.ldc);
+            }
             previous = tile;
           }
         }
@@ -477,7 +521,7 @@ struct ShapeResult {
   int mr;
   double bare;
   double alone[4], seq[4], inter[4];  // per epilogue: gelu, relu, trivial, short chains
-  double gelu_pipelined;
+  double gelu_pipelined3, gelu_pipelined4;
 };
 
 template <int MR>
@@ -497,7 +541,8 @@ ShapeResult measure_shape(Buffers& buf, int rounds) {
     cases.push_back({runners[i], Variant::sequential, {}});
     cases.push_back({runners[i], Variant::interleaved, {}});
   }
-  cases.push_back({runners[0], Variant::pipelined, {}});
+  cases.push_back({runners[0], Variant::pipelined3, {}});
+  cases.push_back({runners[0], Variant::pipelined4, {}});
   for (Case& c : cases) c.f(buf.problem, c.v);  // warm-up
   for (int round = 0; round < rounds; ++round) {
     for (std::size_t j = 0; j < cases.size(); ++j) {
@@ -507,7 +552,8 @@ ShapeResult measure_shape(Buffers& buf, int rounds) {
       c.t.push_back(thread_seconds() - start);
     }
   }
-  ShapeResult r{MR, median(cases[0].t), {}, {}, {}, median(cases.back().t)};
+  ShapeResult r{MR, median(cases[0].t), {}, {}, {}, median(cases[cases.size() - 2].t),
+                median(cases.back().t)};
   for (int i = 0; i < 4; ++i) {
     r.alone[i] = median(cases[1 + 3 * i].t);
     r.seq[i] = median(cases[2 + 3 * i].t);
@@ -524,8 +570,8 @@ bool check_shape(Buffers& buf, const char* setting) {
   bool all = true;
   const std::size_t bytes = buf.out.size * 4;
   for (int i = 0; i < 3; ++i) {
-    for (Variant other : {Variant::interleaved, Variant::pipelined}) {
-      if (other == Variant::pipelined && i != 0) continue;
+    for (Variant other : {Variant::interleaved, Variant::pipelined3, Variant::pipelined4}) {
+      if (other != Variant::interleaved && i != 0) continue;
       Problem q = buf.problem;
       q.repeats = 1;
       std::memset(buf.out.data, 0x11, bytes);
@@ -535,7 +581,7 @@ bool check_shape(Buffers& buf, const char* setting) {
       runners[i](q, other);
       const bool same = std::memcmp(buf.out.data, buf.out_check.data, bytes) == 0;
       std::printf("  %-6s %2dx32 %-18s %s %s A\n", setting, MR, names[i],
-                  other == Variant::interleaved ? "B" : "C",
+                  other == Variant::interleaved ? "B " : other == Variant::pipelined3 ? "C3" : "C4",
                   same ? "== (memcmp, all bytes)" : "!= (DIFFERENT)");
       all = all && same;
     }
@@ -737,9 +783,10 @@ void report(const ShapeResult& r, double vectors, double hz, const char* setting
       std::printf(" | ms: bare %6.2f alone %6.2f A %6.2f B %6.2f", 1e3 * r.bare, 1e3 * r.alone[i],
                   1e3 * r.seq[i], 1e3 * r.inter[i]);
     if (i == 0) {
-      std::printf(" | C (3 stages) %6.2f C/A %.3f", cycles(r.gelu_pipelined),
-                  r.gelu_pipelined / r.seq[0]);
-      if (real) std::printf(" ms %6.2f", 1e3 * r.gelu_pipelined);
+      std::printf(" | C3 %6.2f C3/A %.3f C4 %6.2f C4/A %.3f", cycles(r.gelu_pipelined3),
+                  r.gelu_pipelined3 / r.seq[0], cycles(r.gelu_pipelined4),
+                  r.gelu_pipelined4 / r.seq[0]);
+      if (real) std::printf(" ms C3 %6.2f C4 %6.2f", 1e3 * r.gelu_pipelined3, 1e3 * r.gelu_pipelined4);
     }
     std::printf("\n");
   }
@@ -801,11 +848,13 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--rounds" && i + 1 < argc) {
       rounds = std::atoi(argv[++i]);
+    } else if (arg == "--prefetch") {
+      prefetch_residual = true;
     } else if (arg == "--section" && i + 1 < argc) {
       section = argv[++i];
     } else {
       std::fprintf(stderr,
-                   "usage: %s [--rounds N] [--section all|accuracy|check|pipes|cache|real]\n"
+                   "usage: %s [--rounds N] [--section all|accuracy|check|pipes|cache|real] [--prefetch]\n"
                    "run pinned: taskset -c 1 %s\n", argv[0], argv[0]);
       return 2;
     }
