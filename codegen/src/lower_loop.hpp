@@ -2,12 +2,12 @@
 //   void <symbol>(const LoopArgs* args, i64 begin, i64 end)
 // in a module. `begin` is decomposed into a multi-index once; then each row piece runs an inner
 // loop of `unroll` vectors of `lanes` lanes per iteration (interleaved for long bodies, below),
-// a loop of single vectors, and a scalar
-// tail that emits the same per-lane instructions (so every element gets the same bits wherever
-// the split or the row boundary falls). A masked vector tail (llvm.masked.load/store, AVX-512
-// k-masks) was measured 2-3.5x slower than this scalar tail on rows of 7 to 15 f32 on the Zen 5
-// host (bench/elementwise/w1_peers --row R), so the tail stays scalar. The outer axes advance as an
-// odometer that adds each input's strides to its row offset. All index arithmetic is i64.
+// a loop of single vectors, and a scalar tail that emits the same per-lane instructions (so every
+// element gets the same bits wherever the split or the row boundary falls). A masked vector tail
+// (llvm.masked.load/store, AVX-512 k-masks) was measured 2-3.5x slower than this scalar tail on
+// rows of 7 to 15 f32 on the Zen 5 host (bench/elementwise/w1_peers --row R), so the tail stays
+// scalar. The outer axes advance as an odometer that adds each input's strides to its row
+// offset. All index arithmetic is i64.
 #pragma once
 
 #include <string>
