@@ -62,26 +62,22 @@ constexpr float kInverseLn2 = 0x1.715476p+0f;
 constexpr float kLn2High = 0x1.62e43p-1f;
 constexpr float kLn2Low = -0x1.05c61p-29f;
 
-alignas(64) constexpr float kPowersHigh[32] = {
-    0x1p+0, 0x1.059b0ep+0, 0x1.0b5586p+0, 0x1.11301ep+0,
-    0x1.172b84p+0, 0x1.1d4874p+0, 0x1.2387a6p+0, 0x1.29e9ep+0,
-    0x1.306fep+0, 0x1.371a74p+0, 0x1.3dea64p+0, 0x1.44e086p+0,
-    0x1.4bfdaep+0, 0x1.5342b6p+0, 0x1.5ab07ep+0, 0x1.6247ecp+0,
-    0x1.6a09e6p+0, 0x1.71f75ep+0, 0x1.7a1148p+0, 0x1.82589ap+0,
-    0x1.8ace54p+0, 0x1.93737cp+0, 0x1.9c4918p+0, 0x1.a5503cp+0,
-    0x1.ae89fap+0, 0x1.b7f77p+0, 0x1.c199bep+0, 0x1.cb720ep+0,
-    0x1.d5818ep+0, 0x1.dfc974p+0, 0x1.ea4afap+0, 0x1.f50766p+0,
+// f32_exp.cpp's table (scripts/vector_math_f32_fit.py, exp_powers): 2^(j/32) rounded to f32, and
+// its relative rounding error rounded to f32, here from long double.
+struct PowerTable {
+  alignas(64) float high[32];
+  alignas(64) float error[32];
+  PowerTable() {
+    for (int j = 0; j < 32; ++j) {
+      const long double exact = std::exp2l(j / 32.0L);
+      high[j] = static_cast<float>(exact);
+      error[j] = static_cast<float>((exact - high[j]) / high[j]);
+    }
+  }
 };
-alignas(64) constexpr float kPowersError[32] = {
-    0x0p+0, -0x1.947414p-25, 0x1.8d96d4p-25, -0x1.dda2fcp-25,
-    -0x1.9c0c22p-27, -0x1.a2fbb2p-25, 0x1.964904p-25, -0x1.2b0dbcp-25,
-    0x1.125002p-25, -0x1.cde8cep-26, 0x1.370be4p-25, 0x1.336de2p-30,
-    -0x1.0a355p-25, -0x1.c541b4p-26, -0x1.00d8acp-27, -0x1.6cb284p-25,
-    0x1.26055cp-26, 0x1.8b2bb8p-26, -0x1.05cb44p-25, -0x1.1c2142p-26,
-    0x1.67a1cap-28, -0x1.348e56p-25, 0x1.a3b5e4p-28, -0x1.0b7ec8p-25,
-    -0x1.f9c304p-27, -0x1.e4c886p-26, -0x1.6961b4p-28, -0x1.b5151ep-28,
-    -0x1.a5217cp-28, -0x1.ab7132p-26, 0x1.61428ep-28, -0x1.2ad5f8p-27,
-};
+const PowerTable kPowerTable;
+const float* const kPowersHigh = kPowerTable.high;
+const float* const kPowersError = kPowerTable.error;
 
 inline __m512 splat(float v) { return _mm512_set1_ps(v); }
 
