@@ -321,27 +321,38 @@ template <int MR, class Epilogue>
 template <int MR>
 constexpr int kPeriod = std::max(1, kK / (2 * MR));
 
-template <int MR, class Epilogue>
-[[gnu::noinline]] void tile_interleaved(const float* __restrict a, const float* __restrict b,
-                                        PendingTile tile, PendingTile previous, std::int64_t ldc) {
-  constexpr int vectors = 2 * MR, period = kPeriod<MR>;
+// The k loop of B and C over this tile, with previous's residual rows prefetched first:
+// `between()` after every kPeriod k steps, `after()` when the k loop is done, then the tile stored.
+template <int MR, class Between, class After>
+[[gnu::always_inline]] inline void product_spreading(const float* __restrict a, const float* __restrict b,
+                                                     PendingTile tile, PendingTile previous, std::int64_t ldc,
+                                                     Between between, After after) {
+  constexpr int period = kPeriod<MR>;
   __m512 acc[MR][2];
 #pragma GCC unroll 16
   for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
   if (previous.out != nullptr) prefetch_rows<MR>(previous.residual, ldc);
-  const int pending = previous.out != nullptr ? vectors : 0;
-  int e = 0;
   for (int step = 0; step < kK / period; ++step) {
 #pragma GCC unroll 16
     for (int u = 0; u < period; ++u) {
       const int p = step * period + u;
       k_step<MR>(a + p * MR, b + p * kNr, acc);
     }
-    if (e < pending) epilogue_vector<Epilogue>(previous, e++, ldc);
+    between();
   }
   for (int p = kK / period * period; p < kK; ++p) k_step<MR>(a + p * MR, b + p * kNr, acc);
-  for (; e < pending; ++e) epilogue_vector<Epilogue>(previous, e, ldc);
+  after();
   store_tile<MR>(tile.out, ldc, acc);
+}
+
+template <int MR, class Epilogue>
+[[gnu::noinline]] void tile_interleaved(const float* __restrict a, const float* __restrict b,
+                                        PendingTile tile, PendingTile previous, std::int64_t ldc) {
+  const int pending = previous.out != nullptr ? 2 * MR : 0;
+  int e = 0;
+  product_spreading<MR>(
+      a, b, tile, previous, ldc, [&] { if (e < pending) epilogue_vector<Epilogue>(previous, e++, ldc); },
+      [&] { for (; e < pending; ++e) epilogue_vector<Epilogue>(previous, e, ldc); });
 }
 
 // C (gelu_tanh only): B with the epilogue software-pipelined in Stages (3 or 4) stages: unrolled
@@ -352,12 +363,7 @@ template <int MR, int Stages>
 [[gnu::noinline]] void tile_pipelined(const float* __restrict a, const float* __restrict b,
                                       PendingTile tile, PendingTile previous, std::int64_t ldc) {
   static_assert(Stages == 3 || Stages == 4);
-  constexpr int vectors = 2 * MR, period = kPeriod<MR>;
-  __m512 acc[MR][2];
-#pragma GCC unroll 16
-  for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
-  if (previous.out != nullptr) prefetch_rows<MR>(previous.residual, ldc);
-  const int pending = previous.out != nullptr ? vectors : 0;
+  const int pending = previous.out != nullptr ? 2 * MR : 0;
   auto offset = [&](int e) { return (e >> 1) * ldc + (e & 1) * kLanes; };
   GeluReduced reduced{};
   GeluReduction reduction{};
@@ -383,17 +389,9 @@ template <int MR, int Stages>
   };
   const int steps = pending + Stages - 1;
   int j = 0;
-  for (int step = 0; step < kK / period; ++step) {
-#pragma GCC unroll 16
-    for (int u = 0; u < period; ++u) {
-      const int p = step * period + u;
-      k_step<MR>(a + p * MR, b + p * kNr, acc);
-    }
-    if (j < steps) advance(j++);
-  }
-  for (int p = kK / period * period; p < kK; ++p) k_step<MR>(a + p * MR, b + p * kNr, acc);
-  for (; j < steps; ++j) advance(j);
-  store_tile<MR>(tile.out, ldc, acc);
+  product_spreading<MR>(
+      a, b, tile, previous, ldc, [&] { if (j < steps) advance(j++); },
+      [&] { for (; j < steps; ++j) advance(j); });
 }
 
 template <class Epilogue>
