@@ -36,7 +36,7 @@ template <typename T> class OpKernel {
     kernel_ = compile_loop_kernel(jit, spec_);
   }
 
-  // out[i] = op(x[i]) or op(x[i], y[i]) for i < count; `begin` splits the call in two.
+  // out[i] = op(x[i]) or op(x[i], y[i]) for i < count; `split` (if >= 0) cuts the call in two.
   void run(const T* x, const T* y, T* out, std::int64_t count, std::int64_t split = -1) const {
     if (split < 0) {
       run_range(x, y, out, count, 0, count);
