@@ -4,7 +4,8 @@
 //          and relu post-ops. Meant for one thread pinned to one core (run.sh).
 //   wide   a product whose output dominates, 4096 (--rows) × 64 → 4096, then + bias, gelu_tanh, + a
 //          residual: fused vs our unfused product-then-elementwise (two evals), on all cores;
-//          then the same with relu, and relu(x·W + b) alone (the GEMM's store stage).
+//          then the same with relu, and relu(x·W + b) alone (the GEMM's store stage). The residual
+//          is a wrapped std::vector, or with --residual aligned a 64-byte aligned tensorjit copy.
 //   mlp    the MLP 784-512-10 forward, batch 256: tensorjit vs Eigen vs NumPy (OpenBLAS).
 // Each round runs every contender once, in turn, starting one further each round; a run repeats
 // the call for at least 20 ms and reports its mean; the table gives the median over rounds. The clock is the calling thread's CPU
@@ -35,6 +36,9 @@ struct Options {
   bool cpu_clock = false;
   int threads = 1;
   std::int64_t wide_rows = 4096;  // above 4096 (A over 1 MiB) the product takes the packed path
+  // The wide section's residual: wrapped from a std::vector (16 bytes past a cache line here),
+  // or, with --residual aligned, a tensorjit copy of it (64-byte aligned).
+  bool aligned_residual = false;
 };
 
 double now_seconds(bool cpu_clock) {
@@ -153,6 +157,7 @@ void wide_section(const Options& options) {
   auto r_values = random_values(static_cast<std::size_t>(rows * out), 7);
   tj::Tensor x = wrap(x_values, {rows, k}), w = wrap(w_values, {k, out}), b = wrap(b_values, {out});
   tj::Tensor residual = wrap(r_values, {rows, out});
+  if (options.aligned_residual) residual = residual.copy().eval();
   tj::Tensor fused_result, unfused_result;
   std::vector<Contender> contenders;
   contenders.push_back({"tensorjit fused gelu_tanh(x·W + b) + r",
@@ -242,9 +247,12 @@ int main(int argc, char** argv) {
     else if (flag == "--clock") options.cpu_clock = value == "cpu";
     else if (flag == "--threads") options.threads = std::stoi(value);
     else if (flag == "--rows") options.wide_rows = std::stoll(value);
+    else if (flag == "--residual" && (value == "wrapped" || value == "aligned"))
+      options.aligned_residual = value == "aligned";
     else {
       fmt::print(stderr, "usage: epilogue_peers [--section dense|wide|mlp] [--rounds R] [--clock cpu|wall] "
-                         "[--threads T (peers; tensorjit reads TENSORJIT_THREADS)] [--rows M (wide section, default 4096)]\n");
+                         "[--threads T (peers; tensorjit reads TENSORJIT_THREADS)] [--rows M (wide section, default 4096)] "
+                         "[--residual wrapped|aligned (wide section, default wrapped)]\n");
       return 2;
     }
   }
