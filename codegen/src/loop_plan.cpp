@@ -46,9 +46,6 @@ LoopPlan make_loop_plan(const LoopKernelSpec& spec) {
       << "loop kernel: " << spec.inputs.size() << " inputs but " << spec.access.size()
       << " access classes";
 
-  TJ_INTERNAL_CHECK(!spec.streaming_stores || spec.form == LoopForm::flat)
-      << "loop kernel: streaming stores in a tile kernel";
-
   LoopPlan plan;
   plan.access = spec.access;
   plan.form = spec.form;

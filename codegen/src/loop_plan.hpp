@@ -31,7 +31,7 @@ struct LoopPlan {
 
 // Flattens `spec`. Throws InternalError when the spec breaks loop_kernel.hpp's contract: an op
 // that is not elementwise, an input leaf missing from spec.inputs, an access list of the wrong
-// length, a kernel without outputs, streaming stores in a tile kernel.
+// length, a kernel without outputs.
 LoopPlan make_loop_plan(const LoopKernelSpec& spec);
 
 // The plan as text: the structural key of loop_kernel_key, readable in logs and dumps.

@@ -341,11 +341,18 @@ void LoopLowering::emit_row_piece(llvm::Value* column, llvm::Value* position, ll
 
   llvm::Value* piece_column = index(0);
   if (plan_.streaming_stores) {
-    // Scalar iterations up to a flat position that is a multiple of the lane count: from there on
-    // every vector store of every output is aligned to its size (the outputs are 64-byte aligned,
-    // and a vector of the widest type is at most 64 bytes).
+    // Scalar iterations up to an element index that is a multiple of the lane count: from there on
+    // every vector store of every output is aligned to its size (the outputs are 64-byte aligned
+    // at index 0, and a vector of the widest type is at most 64 bytes). A flat kernel's index is
+    // its position; a tile kernel's comes from output 0's address (LoopKernelSpec::streaming_stores).
+    llvm::Value* element = position;
+    if (tile()) {
+      const DType dtype = plan_.nodes[plan_.outputs[0]].dtype;
+      element = builder_.CreateUDiv(builder_.CreatePtrToInt(row_outputs_[0], index_type_),
+                                    index(static_cast<std::int64_t>(itemsize(dtype))), "output_element");
+    }
     llvm::Value* to_boundary =
-        builder_.CreateAnd(builder_.CreateNeg(position), index(static_cast<std::int64_t>(shape_.lanes) - 1));
+        builder_.CreateAnd(builder_.CreateNeg(element), index(static_cast<std::int64_t>(shape_.lanes) - 1));
     llvm::Value* peel = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, to_boundary, count, nullptr, "peel");
     piece_column = emit_inner_loop("peel", 1, 1, piece_column, peel);
     streaming_now_ = true;

@@ -10,7 +10,8 @@
 //             micro-kernel on the MR x NR tile (edge tiles through run_tile's temporary)
 //             after the last KC block: the store stage (in registers)
 //           after the last KC block, every packed_epilogue_panels() panels: the epilogue on those
-//           mc rows
+//           mc rows (from the epilogue's scratch instead of C when the hook consumes C and
+//           k <= KC: the tiles are then stored there)
 //
 // k is never split: the first KC block starts every chain from +0, later blocks continue it from
 // the value the previous block stored, so each element is one FMA chain in increasing k.
@@ -64,8 +65,12 @@ void macro_kernel(const detail::RegionProblem<T>& problem, std::int64_t ic, std:
   const detail::TileStage<T> no_stage{};
   const bool finishing = last_block && problem.epilogue != nullptr;
   const std::int64_t group = finishing ? detail::packed_epilogue_panels<T>(problem.blocking) * NR : nc;
+  // A block that starts the chains (k <= KC) can store its tiles to the scratch the hook consumes.
+  T* const scratch = finishing && !accumulate ? problem.epilogue_scratch : nullptr;
   for (std::int64_t jg = 0; jg < nc; jg += group) {
     const std::int64_t group_cols = std::min(group, nc - jg);
+    T* const region = scratch != nullptr ? scratch : problem.c + ic * ldc + jc + jg;
+    const std::int64_t region_ldc = scratch != nullptr ? group : ldc;
     for (std::int64_t jr = jg; jr < jg + group_cols; jr += NR) {
       const int cols = static_cast<int>(std::min<std::int64_t>(NR, nc - jr));
       const T* b_panel = packed_b + jr * kc;
@@ -74,15 +79,16 @@ void macro_kernel(const detail::RegionProblem<T>& problem, std::int64_t ic, std:
         const std::int64_t row = ic + ir;
         const std::int64_t col = jc + jr;
         const bool next_in_column = ir + MR < mc;  // else the next tile starts the next column of tiles
-        prefetch_next_tile<MR, NR>(problem, next_in_column ? row + MR : ic, next_in_column ? col : col + NR, ic + mc,
-                                   jc + nc);
-        run_tile<Kernel>(kc, packed_a + ir * kc, b_panel, problem.c + row * ldc + col, ldc, rows, cols, accumulate,
-                         last_block ? problem.stage.at_column(col) : no_stage);
+        if (scratch == nullptr)
+          prefetch_next_tile<MR, NR>(problem, next_in_column ? row + MR : ic, next_in_column ? col : col + NR,
+                                     ic + mc, jc + nc);
+        run_tile<Kernel>(kc, packed_a + ir * kc, b_panel, region + ir * region_ldc + (jr - jg), region_ldc, rows,
+                         cols, accumulate, last_block ? problem.stage.at_column(col) : no_stage);
       }
     }
     if (finishing)
-      problem.epilogue(problem.epilogue_context, problem.c + ic * ldc + jc + jg, ldc, problem.row0 + ic,
-                       problem.col0 + jc + jg, mc, group_cols, problem.batch);
+      problem.epilogue(problem.epilogue_context, region, region_ldc, problem.row0 + ic, problem.col0 + jc + jg, mc,
+                       group_cols, problem.batch);
   }
 }
 

@@ -142,8 +142,11 @@ void run_task(const Plan<T>& plan, std::int64_t index) {
                                                                            region.b_col_stride == 1, sizeof(T),
                                                                            region.epilogue != nullptr)
                                      : detail::workspace_elements<T>(plan.blocking, region.m, region.n, region.k);
-  const detail::WorkspaceLease workspace(static_cast<std::size_t>(elements) * sizeof(T));
-  region.workspace = static_cast<T*>(workspace.data());
+  const std::int64_t scratch_elements =
+      args.epilogue_consumes_c ? detail::epilogue_scratch_elements<T>(plan.blocking, plan.unpacked_path, region.k) : 0;
+  const detail::WorkspaceLease workspace(static_cast<std::size_t>(scratch_elements + elements) * sizeof(T));
+  region.workspace = static_cast<T*>(workspace.data()) + scratch_elements;
+  if (args.epilogue_consumes_c) region.epilogue_scratch = static_cast<T*>(workspace.data());
   plan.region_function(region);
 }
 

@@ -40,6 +40,9 @@ struct RegionProblem {
   std::int64_t batch = 0, row0 = 0, col0 = 0;  // where the region sits, for the epilogue
   Blocking blocking{};
   T* workspace = nullptr;  // workspace_elements(...) values, 64-byte aligned
+  // GemmArgs::epilogue_consumes_c: where the regions the hook consumes are stored instead of C
+  // (epilogue_scratch_elements(...) values, 64-byte aligned); null otherwise.
+  T* epilogue_scratch = nullptr;
 };
 
 template <class T>
@@ -111,6 +114,17 @@ inline std::int64_t unpacked_workspace_elements(const Blocking& blocking, std::i
                                                 bool has_epilogue) {
   if (!b_rows_contiguous) return k * round_up(n, blocking.nr);
   return k * blocking.nr * unpacked_group_blocks(blocking, k, element_bytes, has_epilogue);
+}
+
+// Scratch for the regions a hook consumes (GemmArgs::epilogue_consumes_c): one region, MR rows
+// of a group of column blocks on the unpacked path, MC rows of packed_epilogue_panels() panels on
+// the packed one (at most 64 KiB), rounded to whole cache lines.
+template <class T>
+std::int64_t epilogue_scratch_elements(const Blocking& blocking, bool unpacked_path, std::int64_t k) {
+  const std::int64_t elements =
+      unpacked_path ? blocking.mr * blocking.nr * unpacked_group_blocks(blocking, k, sizeof(T), true)
+                    : blocking.mc * blocking.nr * packed_epilogue_panels<T>(blocking);
+  return round_up(elements, 64 / static_cast<std::int64_t>(sizeof(T)));
 }
 
 }  // namespace tensorjit::kernels::detail

@@ -9,7 +9,8 @@
 //     for ir in m step MR               (row blocks; the last one split into 8, 4, 2, 1 rows;
 //                                        the first stores a contiguous copy of B's blocks for the others)
 //       for jr in the group step NR     (the unpacked kernel over all of k, the store stage in registers)
-//       the epilogue over the row of G tiles
+//       the epilogue over the row of G tiles (stored in the epilogue's scratch instead of C when the
+//                                             hook consumes C)
 //
 // No KC blocking: each tile's chains run over all of k at once, so every element is one FMA chain
 // in increasing k and C is written once.
@@ -35,7 +36,8 @@ constexpr std::int64_t unpacked_in_place_span = std::int64_t{32} << 10;
 // temporary). Block g of B is readable at b + g * b_block_stride, NV*lanes columns per row, rows
 // b_row_stride apart. For each row block the kernels run across the blocks, then the epilogue
 // runs once over that row of tiles: fewer calls, and a large operand of the epilogue (a residual)
-// is read a row of blocks at a time instead of a column of tiles at a time.
+// is read a row of blocks at a time instead of a column of tiles at a time. When the hook consumes
+// C, the row of tiles goes to the epilogue scratch (row stride blocks * width), which stays in L1.
 //
 // With `b_copy` (room for blocks * k * NV*lanes values; full-width blocks only), the first row
 // block also stores the B rows it reads there, and the other row blocks read that contiguous
@@ -47,7 +49,8 @@ void unpacked_column_blocks(const detail::RegionProblem<T>& problem, std::int64_
                             int last_cols, const T* b, std::int64_t b_row_stride, std::int64_t b_block_stride,
                             T* b_copy = nullptr) {
   constexpr int width = UnpackedKernel<T, V, 1, NV>::columns;
-  const std::int64_t ldc = problem.c_row_stride;
+  T* const scratch = problem.epilogue_scratch;
+  const std::int64_t ldc = scratch != nullptr ? blocks * width : problem.c_row_stride;
   const std::int64_t k = problem.k;
   const std::int64_t region_cols = (blocks - 1) * width + last_cols;
   alignas(64) T tile[MR * width];
@@ -56,7 +59,7 @@ void unpacked_column_blocks(const detail::RegionProblem<T>& problem, std::int64_
     constexpr int ROWS = decltype(rows_constant)::value;
     using Kernel = UnpackedKernel<T, V, ROWS, NV>;
     const T* a = problem.a + row * problem.a_row_stride;
-    T* c_row = problem.c + row * ldc + col;
+    T* c_row = scratch != nullptr ? scratch : problem.c + row * ldc + col;
     for (std::int64_t g = 0; g < blocks; ++g) {
       T* c = c_row + g * width;
       const T* b_block = b + g * b_block_stride;

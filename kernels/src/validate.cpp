@@ -23,6 +23,9 @@ void validate_arguments(const GemmArgs<T>& args, const char* function) {
   auto shape = [&] { return shape_text(args.m, args.n, args.k, args.batch); };
   if (args.m < 0 || args.n < 0 || args.k < 0 || args.batch < 0)
     fail(function, "sizes must be non-negative (" + shape() + ")");
+  if (args.epilogue_consumes_c && args.epilogue == nullptr)
+    fail(function, "epilogue_consumes_c is set without an epilogue: set the epilogue hook, or clear the flag so "
+                   "that C is stored");
   if (args.batch == 0 || args.m == 0 || args.n == 0) return;
   if (args.c.data == nullptr) fail(function, "C is null for a non-empty product (" + shape() + ")");
   if (args.k > 0 && (args.a.data == nullptr || args.b.data == nullptr))

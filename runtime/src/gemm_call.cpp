@@ -31,6 +31,7 @@ void run_gemm(const ir::Value& a, const ir::Value& b, const ir::Value& c, const 
   if (epilogue.column_bias != nullptr && r > 2) args.store_stage.column_bias_batch_stride = epilogue.column_bias_strides[r - 3];
   args.store_stage.activation = epilogue.activation;
   args.epilogue_context = epilogue.context;
+  args.epilogue_consumes_c = epilogue.consumes_c;
   std::int64_t outer = 1;
   for (int d = 0; d < r - 3; ++d) outer *= cs[d];
   kernels::GemmOptions options;

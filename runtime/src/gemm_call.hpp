@@ -16,7 +16,8 @@ namespace tensorjit::detail {
 // computes. The GEMM's own batch index, rows and columns reach `function` with each tile.
 // The store stage (kernels::StoreStage), applied before `function`: a bias along C's columns at
 // `column_bias`, read through `column_bias_strides` (one per axis of C; the row stride is 0 and the
-// column stride 1), then the activation.
+// column stride 1), then the activation. `consumes_c`: `function` writes every result itself and
+// C's values are only its input (kernels::GemmArgs::epilogue_consumes_c).
 template <typename T> struct GemmEpilogue {
   kernels::Epilogue<T> function = nullptr;
   void* context = nullptr;
@@ -24,6 +25,7 @@ template <typename T> struct GemmEpilogue {
   const T* column_bias = nullptr;
   ir::Strides column_bias_strides;
   kernels::Activation activation = kernels::Activation::none;
+  bool consumes_c = false;
 };
 
 // C = A·B for values of rank >= 2 whose batch axes are already broadcast to C's (by strides; zero

@@ -32,7 +32,7 @@ bool streams_outputs(const ir::Step& step, const ir::Shape& domain) {
   std::size_t numel = 1;
   for (auto extent : domain) numel *= static_cast<std::size_t>(extent);
   for (const auto& out : step.outputs) bytes += numel * itemsize(out->dtype());
-  return bytes >= (config().streaming_mb << 20);
+  return config().streams(bytes);
 }
 
 // Tiles. A rank-2 domain with an input read transposed (its outer axis walks memory more closely

@@ -88,6 +88,10 @@ struct PreparedProduct {
   int in_place_output = -1;                 // the output written over C, or -1
   std::vector<std::int64_t> input_strides;   // (1 + leaves) x codegen::kMaxLoopRank
   std::vector<std::int64_t> output_strides;  // outputs x codegen::kMaxLoopRank
+  // The kernel writes its outputs with streaming stores and the GEMM hands it each region in a
+  // scratch buffer (kernels::GemmArgs::epilogue_consumes_c): outputs too large for the caches,
+  // and the product not an output itself.
+  bool consumes_c = false;
 };
 
 std::shared_ptr<const PreparedProduct> prepare_product_step(const ir::Step& step, const ValueTable& values,

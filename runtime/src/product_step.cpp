@@ -3,11 +3,16 @@
 // call of a JIT'd loop kernel of the tile form over the tile's [rows, columns] reads the product
 // (input 0, strides [ldc, 1]) and the other leaves through their own strides, and writes each
 // output through its strides: over C itself when the output has the product's dtype and nothing
-// else needs the product, otherwise into a buffer of its own. The product's bits are the GEMM's
+// else needs the product, otherwise into a buffer of its own. Outputs too large for the caches
+// (TENSORJIT_STREAMING_MB, as for loop steps) are written with non-temporal stores, and when the
+// product itself is not needed the GEMM hands each region over in a scratch buffer instead of
+// storing it to C (kernels::GemmArgs::epilogue_consumes_c): C's memory is then written once, by
+// the epilogue, without being read first. The product's bits are the GEMM's
 // (one FMA chain per element) and the epilogue's are the loop kernel's, so the result equals the
 // unfused composition bit for bit. A bias along the rows and/or relu alone are applied by the
 // GEMM itself to its accumulators before the store (kernels::StoreStage), with the same IEEE
 // operations as the loop kernel: no kernel call per tile, and C is not reloaded.
+#include <algorithm>
 #include <array>
 #include <unordered_map>
 #include <unordered_set>
@@ -15,6 +20,7 @@
 #include <tensorjit/codegen/loop_kernel.hpp>
 #include <tensorjit/ir/check.hpp>
 
+#include "runtime/src/config.hpp"
 #include "runtime/src/gemm_call.hpp"
 #include "runtime/src/jit_instance.hpp"
 #include "runtime/src/operand_layout.hpp"
@@ -55,7 +61,7 @@ struct EpilogueContext {
   const PreparedProduct* prepared = nullptr;
   ir::Shape outer_shape;                  // the axes before the GEMM's batch axis
   std::vector<TileOperand> leaves;
-  std::vector<TileOperand> outputs;       // the in-place output's entry is unused
+  std::vector<TileOperand> outputs;
 };
 
 void begin_outer(void* context, std::int64_t outer) {
@@ -72,40 +78,45 @@ void begin_outer(void* context, std::int64_t outer) {
   for (auto& output : e.outputs) move(output);
 }
 
-// The kernels::Epilogue<T> trampoline: one loop-kernel call over the tile. Pointer arrays stay on
-// the stack for the usual few operands (this runs once per region of up to 16 micro-tiles).
-// C is contiguous, so its row stride (ldc) is the product's column count, fixed when prepared.
+// The kernels::Epilogue<T> trampoline: one loop-kernel call over the tile. Arrays stay on the
+// stack for the usual few operands (this runs once per region of up to 16 micro-tiles). The
+// region's values are at c, rows ldc apart: in C, or in the GEMM's scratch when the epilogue
+// consumes C; the outputs, the in-place one included, are always addressed in their buffers.
 template <typename T>
-void run_epilogue(void* context, T* c, std::int64_t /*ldc*/, std::int64_t row0, std::int64_t col0,
+void run_epilogue(void* context, T* c, std::int64_t ldc, std::int64_t row0, std::int64_t col0,
                   std::int64_t rows, std::int64_t cols, std::int64_t batch) {
   const auto& e = *static_cast<const EpilogueContext*>(context);
   constexpr std::size_t kOnStack = 16;
   std::array<const void*, kOnStack> input_array;
   std::array<void*, kOnStack> output_array;
+  std::array<std::int64_t, kOnStack * codegen::kMaxLoopRank> stride_array;
   std::vector<const void*> input_heap;
   std::vector<void*> output_heap;
+  std::vector<std::int64_t> stride_heap;
   const void** inputs = input_array.data();
   void** outputs = output_array.data();
+  std::int64_t* input_strides = stride_array.data();
   if (e.leaves.size() + 1 > kOnStack) {
     input_heap.resize(e.leaves.size() + 1);
     inputs = input_heap.data();
+    stride_heap.resize(e.prepared->input_strides.size());
+    input_strides = stride_heap.data();
   }
   if (e.outputs.size() > kOnStack) {
     output_heap.resize(e.outputs.size());
     outputs = output_heap.data();
   }
   inputs[0] = c;
+  std::copy(e.prepared->input_strides.begin(), e.prepared->input_strides.end(), input_strides);
+  input_strides[0] = ldc;
   for (std::size_t k = 0; k < e.leaves.size(); ++k) inputs[k + 1] = region_start(e.leaves[k], batch, row0, col0);
-  for (std::size_t j = 0; j < e.outputs.size(); ++j)
-    outputs[j] = static_cast<int>(j) == e.prepared->in_place_output
-                     ? static_cast<void*>(c)
-                     : static_cast<void*>(region_start(e.outputs[j], batch, row0, col0));
+  for (std::size_t j = 0; j < e.outputs.size(); ++j) outputs[j] = region_start(e.outputs[j], batch, row0, col0);
   codegen::LoopArgs args{};
   args.rank = 2;
   args.shape[0] = rows;
   args.shape[1] = cols;
   args.inputs = inputs;
-  args.input_strides = e.prepared->input_strides.data();
+  args.input_strides = input_strides;
   args.outputs = outputs;
   args.output_strides = e.prepared->output_strides.data();
   e.function(&args, 0, rows * cols);
@@ -120,6 +131,7 @@ void run_product(const PreparedProduct& prepared, const ir::Value& a, const ir::
   hook.function = &run_epilogue<T>;
   hook.context = &context;
   hook.begin_outer = &begin_outer;
+  hook.consumes_c = prepared.consumes_c;
   run_gemm<T>(a, b, c, hook);
 }
 
@@ -240,7 +252,13 @@ std::shared_ptr<const PreparedProduct> prepare_product_step(const ir::Step& step
   match_store_stage(step, *prepared);
   if (prepared->store_stage) return prepared;
 
-  // Every output is contiguous over the product's shape, like C: a tile's rows are a row of C apart.
+  // Every output is contiguous over the product's shape, like C: a tile's rows are a row of C apart,
+  // and all outputs share C's element index from 64-byte aligned buffers, as streaming stores in a
+  // tile kernel require. Input 0's row stride is the region's, given with each call.
+  std::size_t output_bytes = 0;
+  for (const auto& out : prepared->outputs) output_bytes += static_cast<std::size_t>(out->numel()) * itemsize(out->dtype());
+  spec.streaming_stores = config().streams(output_bytes);
+  prepared->consumes_c = spec.streaming_stores && !product_is_output;
   prepared->input_strides.assign(tile_strides.size() * codegen::kMaxLoopRank, 0);
   for (std::size_t k = 0; k < tile_strides.size(); ++k) {
     prepared->input_strides[k * codegen::kMaxLoopRank] = tile_strides[k][0];

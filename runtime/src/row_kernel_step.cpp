@@ -144,7 +144,7 @@ class RowSpecBuilder {
   bool streams_outputs() const {
     std::size_t bytes = 0;
     for (const auto& out : step_.outputs) bytes += static_cast<std::size_t>(out->numel()) * itemsize(out->dtype());
-    if (bytes < (config().streaming_mb << 20)) return false;
+    if (!config().streams(bytes)) return false;
     for (const RowValue& value : spec.values)
       if (value.kind == RowValueKind::column_value && value.output >= 0 &&
           prepared_.columns * static_cast<std::int64_t>(itemsize(value.dtype)) % 64 != 0)

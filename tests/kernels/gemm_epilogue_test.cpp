@@ -1,5 +1,7 @@
 // The epilogue contract: called exactly once for every element of C (edge tiles and k == 0 too),
 // with final values, a pointer at (row0, col0) of its batch, and from several threads at once.
+// A hook that consumes C (GemmArgs::epilogue_consumes_c) gets the values in a scratch buffer
+// instead, C untouched, except for k == 0 and k above KC, and writes C itself.
 #include <mutex>
 #include <stdexcept>
 
@@ -11,7 +13,7 @@ using namespace gemm_test;
 
 template <class T>
 struct CountingEpilogue {
-  const T* c_base = nullptr;
+  T* c_base = nullptr;
   std::int64_t m = 0, n = 0, ldc = 0, c_batch_stride = 0;
   const std::vector<T>* expected = nullptr;
   std::vector<std::atomic<int>> visits;
@@ -19,29 +21,44 @@ struct CountingEpilogue {
   bool pointers_right = true;
   bool values_final = true;
   std::int64_t widest = 0;  // the most columns one call covered
+  // Consuming C: what C holds before gemm() (the hook must see it still there when its region
+  // comes from the scratch), and whether every region came from the scratch.
+  bool consumes = false;
+  T marker = T(0);
+  bool c_untouched = true;
+  bool all_from_scratch = true;
 
   static void call(void* context, T* c, std::int64_t ldc, std::int64_t row0, std::int64_t col0, std::int64_t rows,
                    std::int64_t cols, std::int64_t batch) {
     auto* self = static_cast<CountingEpilogue*>(context);
     const std::int64_t offset = batch * self->c_batch_stride + row0 * self->ldc + col0;
-    const bool pointer_right = c == self->c_base + offset && ldc == self->ldc && rows > 0 && cols > 0 &&
-                               row0 + rows <= self->m && col0 + cols <= self->n;
-    bool final = true;
+    T* const c_region = self->c_base + offset;
+    const bool in_c = c == c_region && ldc == self->ldc;
+    const bool pointer_right = (in_c || self->consumes) && rows > 0 && cols > 0 && row0 + rows <= self->m &&
+                               col0 + cols <= self->n;
+    bool final = true, untouched = true;
     for (std::int64_t r = 0; r < rows; ++r)
       for (std::int64_t j = 0; j < cols; ++j) {
         self->visits[static_cast<std::size_t>(batch * self->m * self->n + (row0 + r) * self->n + col0 + j)]++;
-        final = final && std::memcmp(&c[r * ldc + j], &(*self->expected)[offset + r * ldc + j], sizeof(T)) == 0;
+        final = final && std::memcmp(&c[r * ldc + j], &(*self->expected)[offset + r * self->ldc + j], sizeof(T)) == 0;
+        if (self->consumes && !in_c) {
+          untouched = untouched && std::memcmp(&c_region[r * self->ldc + j], &self->marker, sizeof(T)) == 0;
+          c_region[r * self->ldc + j] = c[r * ldc + j];
+        }
       }
     const std::lock_guard<std::mutex> lock(self->mutex);
     self->pointers_right = self->pointers_right && pointer_right;
     self->values_final = self->values_final && final;
     self->widest = std::max(self->widest, cols);
+    self->c_untouched = self->c_untouched && untouched;
+    self->all_from_scratch = self->all_from_scratch && !in_c;
   }
 };
 
 // Returns the most columns one epilogue call covered.
 template <class T>
-std::int64_t check_epilogue(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch, const tk::GemmOptions& options) {
+std::int64_t check_epilogue(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch, const tk::GemmOptions& options,
+                            bool consumes = false) {
   std::mt19937 random(7);
   Operand<T> a = make_operand<T>(m, k, batch, Layout::row_major, 1, random);
   Operand<T> b = make_operand<T>(k, n, batch, Layout::column_major, 0, random);
@@ -68,10 +85,25 @@ std::int64_t check_epilogue(std::int64_t m, std::int64_t n, std::int64_t k, std:
   epilogue.c_batch_stride = c_batch_stride;
   epilogue.expected = &expected;
   epilogue.visits = std::vector<std::atomic<int>>(static_cast<std::size_t>(batch * m * n));
+  epilogue.consumes = consumes;
+  epilogue.marker = T(-7.25);
+  std::fill(actual.begin(), actual.end(), epilogue.marker);
   args.c.data = actual.data();
   args.epilogue = &CountingEpilogue<T>::call;
   args.epilogue_context = &epilogue;
+  args.epilogue_consumes_c = consumes;
   tk::gemm(args, options);
+  if (consumes) {
+    CHECK(epilogue.c_untouched);
+    // Every test's k stays below the default KC blocks (256 and up); above an overridden KC the
+    // packed path hands over C itself, the unpacked one (no KC blocking) still the scratch.
+    if (k > 0 && (options.kc == 0 || k <= options.kc)) CHECK(epilogue.all_from_scratch);
+    if (k == 0) CHECK_FALSE(epilogue.all_from_scratch);
+    for (std::int64_t b = 0; b < batch; ++b)
+      for (std::int64_t i = 0; i < m; ++i)
+        CHECK(std::memcmp(&actual[b * c_batch_stride + i * ldc], &expected[b * c_batch_stride + i * ldc],
+                          static_cast<std::size_t>(n) * sizeof(T)) == 0);
+  }
 
   std::int64_t wrong = 0;
   for (const std::atomic<int>& visits : epilogue.visits) wrong += visits.load() != 1;
@@ -81,29 +113,36 @@ std::int64_t check_epilogue(std::int64_t m, std::int64_t n, std::int64_t k, std:
   return epilogue.widest;
 }
 
+// Both contracts: the hook sees C itself, or (consuming C) a scratch copy while C keeps what it held.
 TEST_CASE_TEMPLATE("the epilogue sees every element exactly once, with its final value", T, float, double) {
   int two_threads = 2;
-  for (int bits : all_widths) {
-    tk::GemmOptions options;
-    options.vector_bits = bits;
-    CAPTURE(bits);
-    check_epilogue<T>(1, 1, 1, 1, options);
-    check_epilogue<T>(29, 37, 0, 2, options);
-    check_epilogue<T>(31, 67, 23, 2, options);
-    check_epilogue<T>(5, 3, 40, 1, options);
-    options.allow_unpacked_path = false;
-    options.kc = 10;
-    options.mc = 1;
-    options.nc = 1;
-    check_epilogue<T>(45, 70, 25, 1, options);
-    check_epilogue<T>(29, 37, 0, 2, options);
-    options.allow_unpacked_path = true;
-    options.parallel_for = parallel_for_with(two_threads);
-    options.minimum_parallel_work = 0;
-    check_epilogue<T>(97, 83, 41, 3, options);
-    options.allow_unpacked_path = false;
-    check_epilogue<T>(61, 5, 100, 2, options);
-  }
+  for (bool consumes : {false, true})
+    for (int bits : all_widths) {
+      tk::GemmOptions options;
+      options.vector_bits = bits;
+      CAPTURE(bits);
+      CAPTURE(consumes);
+      check_epilogue<T>(1, 1, 1, 1, options, consumes);
+      check_epilogue<T>(29, 37, 0, 2, options, consumes);
+      check_epilogue<T>(31, 67, 23, 2, options, consumes);
+      check_epilogue<T>(5, 3, 40, 1, options, consumes);
+      check_epilogue<T>(43, 2 * 16 * 32 + 19, 13, 1, options, consumes);  // several groups of column blocks
+      options.allow_unpacked_path = false;
+      check_epilogue<T>(47, 101, 29, 2, options, consumes);
+      options.kc = 10;
+      options.mc = 1;
+      options.nc = 1;
+      check_epilogue<T>(45, 70, 25, 1, options, consumes);
+      check_epilogue<T>(29, 37, 0, 2, options, consumes);
+      options.allow_unpacked_path = true;
+      options.parallel_for = parallel_for_with(two_threads);
+      options.minimum_parallel_work = 0;
+      check_epilogue<T>(97, 83, 41, 3, options, consumes);
+      options.allow_unpacked_path = false;
+      check_epilogue<T>(61, 5, 100, 2, options, consumes);
+      options.kc = 0;
+      check_epilogue<T>(61, 5, 100, 2, options, consumes);
+    }
 }
 
 // The packed path calls the epilogue once per group of micro-panels of a block, not per micro-tile

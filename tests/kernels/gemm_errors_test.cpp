@@ -47,6 +47,11 @@ TEST_CASE("invalid arguments throw std::invalid_argument and write nothing") {
   overlapping_batches.c.batch_stride = 3;
   CHECK_THROWS_WITH_AS(tk::gemm(overlapping_batches), doctest::Contains("overlap"), std::invalid_argument);
 
+  tk::GemmArgs<float> consumed_without_hook = product.args();
+  consumed_without_hook.epilogue_consumes_c = true;
+  CHECK_THROWS_WITH_AS(tk::gemm(consumed_without_hook), doctest::Contains("epilogue_consumes_c"),
+                       std::invalid_argument);
+
   tk::GemmOptions bad_width;
   bad_width.vector_bits = 384;
   CHECK_THROWS_WITH_AS(tk::gemm(product.args(), bad_width), doctest::Contains("vector_bits"), std::invalid_argument);

@@ -80,13 +80,17 @@ struct LoopKernelSpec {
   std::vector<ir::NodePtr> inputs;           // the graph's `input` leaves, in argument order
   std::vector<InnerAccess> access;           // one per input
   LoopForm form = LoopForm::flat;
-  // Flat form only: store whole vectors to the outputs with non-temporal (streaming) stores, which
-  // write around the caches, for outputs too large to stay in them: a normal store first reads
-  // the line it writes (one more pass over the output's memory) and evicts data the kernel still
-  // reads. Each row piece first runs scalar iterations up to a flat position that is a multiple of
-  // the lane count, so every output must be 64-byte aligned (LoopArgs::outputs; the runtime's
-  // buffers are); the kernel ends with a store fence, so the outputs are visible to whichever
-  // thread synchronises with the caller afterwards. The same bits as without.
+  // Store whole vectors to the outputs with non-temporal (streaming) stores, which write around
+  // the caches, for outputs too large to stay in them: a normal store first reads the line it
+  // writes (one more pass over the output's memory) and evicts data the kernel still reads. Each
+  // row piece first runs scalar iterations up to an element index that is a multiple of the lane
+  // count, so every vector store after them is aligned to its size. The flat form counts that
+  // index from LoopArgs::outputs, which must be 64-byte aligned (the runtime's buffers are). The
+  // tile form counts it from output 0's address: every output's element (r, j) must sit at the
+  // same element index e from a 64-byte aligned base (the same row stride in elements for all, as
+  // in the runtime's epilogue outputs, contiguous over the product). The kernel ends with a store
+  // fence, so the outputs are visible to whichever thread synchronises with the caller afterwards.
+  // The same bits as without.
   bool streaming_stores = false;
 };
 

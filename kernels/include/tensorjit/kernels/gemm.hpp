@@ -49,8 +49,9 @@ struct OutputView {
 
 // The epilogue hook, called once for every region of C whose values are final.
 //
-//   c        points at element (row0, col0) of batch `batch` of C;
-//   ldc      is C's row stride (element (row0 + r, col0 + s) is c[r * ldc + s]);
+//   c        points at element (row0, col0) of batch `batch` of C, or at the region's copy in a
+//            scratch buffer when the hook consumes C (GemmArgs::epilogue_consumes_c);
+//   ldc      is the row stride at c (element (row0 + r, col0 + s) is c[r * ldc + s]);
 //   rows, cols > 0 give the region's extent: the MC rows of a block times up to 16 micro-panels
 //   (as many as fit in 64 KiB, at least one) on the packed path, a row of up to 16 micro-tiles (at most MR x 16*NR, 2 KiB per row)
 //   on the unpacked path, and with k == 0, when C is just zeroed, one task's whole rectangle.
@@ -131,6 +132,15 @@ struct GemmArgs {
   StoreStage<T> store_stage{};
   Epilogue<T> epilogue = nullptr;
   void* epilogue_context = nullptr;
+  // The hook consumes C: it writes every result the caller needs itself (a layer's output over C's
+  // memory, say, with streaming stores), and C's values are only its input. gemm() then stores
+  // each region's final values to a per-thread scratch buffer that stays in L1 or L2 and passes
+  // that to the hook (c and ldc point into it), so C's cache lines are not fetched from memory
+  // only to be overwritten. Two cases still hand the hook C itself: k == 0 (C zeroed), and k above
+  // the packed path's KC block (2048 at 512 bits), where C holds the partial chains between
+  // blocks. Either way C's contents after the call are what the hook wrote there.
+  // Requires an epilogue.
+  bool epilogue_consumes_c = false;
 };
 
 void gemm(const GemmArgs<float>& args, const GemmOptions& options = {});
