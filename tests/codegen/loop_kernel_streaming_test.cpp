@@ -98,15 +98,7 @@ std::vector<unsigned char> run_tile(const codegen::KernelHandle& kernel, const i
   input_strides[1] = output_strides[1] = output_strides[codegen::kMaxLoopRank + 1] = 1;
   std::vector<void*> outputs{static_cast<float*>(f32_output->data()) + first,
                              static_cast<double*>(f64_output->data()) + first};
-  codegen::LoopArgs args{};
-  args.rank = 2;
-  args.shape[0] = rows;
-  args.shape[1] = columns;
-  args.inputs = inputs.data();
-  args.input_strides = input_strides.data();
-  args.outputs = outputs.data();
-  args.output_strides = output_strides.data();
-  kernel->as<codegen::LoopFunction>()(&args, 0, rows * columns);
+  codegen::testing::run_tile_kernel(*kernel, rows, columns, inputs, input_strides, outputs, output_strides);
   std::memcpy(bytes.data(), f32_output->data(), static_cast<std::size_t>(elements) * 4);
   std::memcpy(bytes.data() + elements * 4, f64_output->data(), static_cast<std::size_t>(elements) * 8);
   return bytes;

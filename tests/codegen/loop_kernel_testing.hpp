@@ -110,6 +110,22 @@ inline std::string element_text(DType dtype, const std::vector<unsigned char>& b
   return text + hex;
 }
 
+// One call of a tile-form kernel over rows x columns, each operand at its pointer with its
+// [row stride, column stride] (kMaxLoopRank entries per operand, as LoopArgs takes them).
+inline void run_tile_kernel(const CompiledKernel& kernel, std::int64_t rows, std::int64_t columns,
+                            const std::vector<const void*>& inputs, const std::vector<std::int64_t>& input_strides,
+                            const std::vector<void*>& outputs, const std::vector<std::int64_t>& output_strides) {
+  LoopArgs args{};
+  args.rank = 2;
+  args.shape[0] = rows;
+  args.shape[1] = columns;
+  args.inputs = inputs.data();
+  args.input_strides = input_strides.data();
+  args.outputs = outputs.data();
+  args.output_strides = output_strides.data();
+  kernel.as<LoopFunction>()(&args, 0, rows * columns);
+}
+
 // The kernel's outputs over `domain`, running it on the pieces [cuts[i], cuts[i+1]) (cuts empty:
 // one call over the whole range). Inputs are read through their own layouts.
 inline std::vector<std::vector<unsigned char>> run_loop_kernel(

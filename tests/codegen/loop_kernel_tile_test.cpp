@@ -80,16 +80,8 @@ void check_tile(codegen::Jit& jit, Tile tile, bool in_place) {
   output_strides[codegen::kMaxLoopRank] = wide_stride;
   output_strides[codegen::kMaxLoopRank + 1] = 1;
   std::vector<void*> outputs{first, second.data()};
-  codegen::LoopArgs args{};
-  args.rank = 2;
-  args.shape[0] = rows;
-  args.shape[1] = columns;
-  args.inputs = inputs.data();
-  args.input_strides = input_strides.data();
-  args.outputs = outputs.data();
-  args.output_strides = output_strides.data();
-  auto kernel = codegen::compile_loop_kernel(jit, spec);
-  kernel->as<codegen::LoopFunction>()(&args, 0, rows * columns);
+  codegen::testing::run_tile_kernel(*codegen::compile_loop_kernel(jit, spec), rows, columns, inputs, input_strides,
+                                    outputs, output_strides);
 
   const auto expected_first = contiguous_bytes(expected[0]);
   const auto expected_second = contiguous_bytes(expected[1]);
