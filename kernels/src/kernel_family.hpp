@@ -118,7 +118,7 @@ inline std::int64_t unpacked_workspace_elements(const Blocking& blocking, std::i
 
 // Scratch for the regions a hook consumes (GemmArgs::epilogue_consumes_c): one region, MR rows
 // of a group of column blocks on the unpacked path, MC rows of packed_epilogue_panels() panels on
-// the packed one (at most 64 KiB), rounded to whole cache lines.
+// the packed one (about 64 KiB with the tables' MC), rounded to whole cache lines.
 template <class T>
 std::int64_t epilogue_scratch_elements(const Blocking& blocking, bool unpacked_path, std::int64_t k) {
   const std::int64_t elements =

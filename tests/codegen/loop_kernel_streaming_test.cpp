@@ -79,12 +79,19 @@ void check_streaming(codegen::Jit& jit, const ir::Graph& graph, std::mt19937& rn
   CHECK(codegen::testing::matches_interpreter(jit, streaming, cuts));
 }
 
-// One run of a tile kernel over `rows` x `columns` of a C with row stride `ldc`, from element
-// `first` (so its rows start at any alignment). Output 0 (f32) and output 1 (f64) share C's element
-// index from 64-byte aligned bases, as the runtime's epilogue outputs do, and start filled with a
-// marker the kernel must leave alone outside the tile. Returns both outputs' bytes.
-std::vector<unsigned char> run_tile(const codegen::KernelHandle& kernel, const ir::NodePtr& c, std::int64_t rows,
-                                    std::int64_t columns, std::int64_t ldc, std::int64_t first) {
+// Where a tile sits in a buffer: its first element and its row stride, in elements.
+struct TilePlace {
+  std::int64_t first, row_stride;
+};
+
+// One run of a tile kernel over `rows` x `columns` of the input `c` (its own place, as the GEMM's
+// scratch has its own alignment) into two outputs at `out` (so their rows start at any
+// alignment). Output 0 (f32) and output 1 (f64) share one element index from 64-byte aligned
+// bases, as the runtime's epilogue outputs do, and start filled with a marker the kernel must
+// leave alone outside the tile. Returns both outputs' bytes.
+std::vector<unsigned char> run_tile(const codegen::KernelHandle& kernel, const ir::NodePtr& c, TilePlace in,
+                                    std::int64_t rows, std::int64_t columns, TilePlace out) {
+  const std::int64_t first = out.first, ldc = out.row_stride;
   const std::int64_t elements = first + rows * ldc;
   std::vector<unsigned char> bytes(static_cast<std::size_t>(elements) * 12);
   auto f32_output = ir::Buffer::allocate(static_cast<std::size_t>(elements) * 4);
@@ -92,9 +99,10 @@ std::vector<unsigned char> run_tile(const codegen::KernelHandle& kernel, const i
   std::fill_n(static_cast<float*>(f32_output->data()), elements, -7.25f);
   std::fill_n(static_cast<double*>(f64_output->data()), elements, -7.25);
   const auto& c_attr = c->attr<ir::InputAttr>();
-  std::vector<const void*> inputs{static_cast<const float*>(c_attr.buffer->data()) + first};
+  std::vector<const void*> inputs{static_cast<const float*>(c_attr.buffer->data()) + in.first};
   std::vector<std::int64_t> input_strides(codegen::kMaxLoopRank, 0), output_strides(2 * codegen::kMaxLoopRank, 0);
-  input_strides[0] = output_strides[0] = output_strides[codegen::kMaxLoopRank] = ldc;
+  input_strides[0] = in.row_stride;
+  output_strides[0] = output_strides[codegen::kMaxLoopRank] = ldc;
   input_strides[1] = output_strides[1] = output_strides[codegen::kMaxLoopRank + 1] = 1;
   std::vector<void*> outputs{static_cast<float*>(f32_output->data()) + first,
                              static_cast<double*>(f64_output->data()) + first};
@@ -109,13 +117,15 @@ std::vector<unsigned char> run_tile(const codegen::KernelHandle& kernel, const i
 void check_streaming_tile(codegen::Jit& jit, bool vector_math, std::mt19937& rng) {
   const std::int64_t rows = std::uniform_int_distribution<std::int64_t>(1, 9)(rng);
   const std::int64_t columns = std::uniform_int_distribution<std::int64_t>(1, 300)(rng);
-  const std::int64_t ldc = columns + std::uniform_int_distribution<std::int64_t>(0, 40)(rng);
-  const std::int64_t first = std::uniform_int_distribution<std::int64_t>(0, 40)(rng);
+  std::uniform_int_distribution<std::int64_t> offset(0, 40);
+  const TilePlace in{offset(rng), columns + offset(rng)}, out{offset(rng), columns + offset(rng)};
   CAPTURE(rows);
   CAPTURE(columns);
-  CAPTURE(ldc);
-  CAPTURE(first);
-  auto c = random_input(DType::f32, {rows, columns}, {ldc, 1}, first + rows * ldc, 6);
+  CAPTURE(in.first);
+  CAPTURE(in.row_stride);
+  CAPTURE(out.first);
+  CAPTURE(out.row_stride);
+  auto c = random_input(DType::f32, {rows, columns}, {in.row_stride, 1}, in.first + rows * in.row_stride, 6);
   auto half = ir::make_constant(DType::f32, {rows, columns}, ir::Scalar::of(DType::f32, 0.5));
   auto value = vector_math ? ir::make_unary(ir::Op::gelu_tanh, c)
                            : ir::make_unary(ir::Op::relu, ir::make_binary(ir::Op::mul, c, half));
@@ -126,8 +136,8 @@ void check_streaming_tile(codegen::Jit& jit, bool vector_math, std::mt19937& rng
   ordinary.access = {codegen::InnerAccess::contiguous};
   codegen::LoopKernelSpec streaming = ordinary;
   streaming.streaming_stores = true;
-  const auto expected = run_tile(codegen::compile_loop_kernel(jit, ordinary), c, rows, columns, ldc, first);
-  const auto actual = run_tile(codegen::compile_loop_kernel(jit, streaming), c, rows, columns, ldc, first);
+  const auto expected = run_tile(codegen::compile_loop_kernel(jit, ordinary), c, in, rows, columns, out);
+  const auto actual = run_tile(codegen::compile_loop_kernel(jit, streaming), c, in, rows, columns, out);
   CHECK(actual == expected);
 }
 
@@ -146,20 +156,26 @@ TEST_CASE("streaming stores give the ordinary kernel's bits for any split, width
   }
 }
 
-TEST_CASE("a streaming kernel's vector stores are non-temporal, and it ends with a fence") {
+TEST_CASE("a streaming kernel's vector stores are non-temporal, and it ends with a fence, in both forms") {
   codegen::testing::ScratchDirectory directory("streaming-dump");
   codegen::Jit jit;
-  codegen::LoopKernelSpec spec = make_spec(w1_graph({100}));
-  spec.streaming_stores = true;
-  const codegen::DumpRequest dump{directory.path(), "streaming"};
-  codegen::compile_loop_kernel(jit, spec, &dump);
-  const std::string assembly = codegen::testing::read_text(directory.path() / "streaming.s");
-  const std::string optimized = codegen::testing::read_text(directory.path() / "streaming.opt.ll");
-  CHECK(optimized.find("!nontemporal") != std::string::npos);
+  for (codegen::LoopForm form : {codegen::LoopForm::flat, codegen::LoopForm::tile}) {
+    const bool tile = form == codegen::LoopForm::tile;
+    CAPTURE(tile);
+    codegen::LoopKernelSpec spec = make_spec(w1_graph(tile ? ir::Shape{4, 100} : ir::Shape{100}));
+    spec.form = form;
+    spec.streaming_stores = true;
+    const std::string name = tile ? "streaming_tile" : "streaming";
+    const codegen::DumpRequest dump{directory.path(), name};
+    codegen::compile_loop_kernel(jit, spec, &dump);
+    const std::string assembly = codegen::testing::read_text(directory.path() / (name + ".s"));
+    const std::string optimized = codegen::testing::read_text(directory.path() / (name + ".opt.ll"));
+    CHECK(optimized.find("!nontemporal") != std::string::npos);
 #if defined(__x86_64__)
-  CHECK(assembly.find("vmovntps") != std::string::npos);
-  CHECK(assembly.find("sfence") != std::string::npos);
+    CHECK(assembly.find("vmovntps") != std::string::npos);
+    CHECK(assembly.find("sfence") != std::string::npos);
 #endif
+  }
 }
 
 TEST_CASE("tile kernels with streaming stores give the ordinary tile kernel's bits at any alignment") {

@@ -96,7 +96,7 @@ std::int64_t check_epilogue(std::int64_t m, std::int64_t n, std::int64_t k, std:
   if (consumes) {
     CHECK(epilogue.c_untouched);
     // Every test's k stays below the default KC blocks (256 and up); above an overridden KC the
-    // packed path hands over C itself, the unpacked one (no KC blocking) still the scratch.
+    // packed path hands over C itself.
     if (k > 0 && (options.kc == 0 || k <= options.kc)) CHECK(epilogue.all_from_scratch);
     if (k == 0) CHECK_FALSE(epilogue.all_from_scratch);
     for (std::int64_t b = 0; b < batch; ++b)

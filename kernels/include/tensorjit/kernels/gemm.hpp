@@ -137,8 +137,9 @@ struct GemmArgs {
   // each region's final values to a per-thread scratch buffer that stays in L1 or L2 and passes
   // that to the hook (c and ldc point into it), so C's cache lines are not fetched from memory
   // only to be overwritten. Two cases still hand the hook C itself: k == 0 (C zeroed), and k above
-  // the packed path's KC block (2048 at 512 bits), where C holds the partial chains between
-  // blocks. Either way C's contents after the call are what the hook wrote there.
+  // the packed path's KC block (2048 in the AVX-512 tables at 512 bits), where C holds the partial
+  // chains between blocks. After the call C holds what the hook wrote there; elsewhere it holds
+  // the product when the hook got C itself, and what it held before when it got the scratch.
   // Requires an epilogue.
   bool epilogue_consumes_c = false;
 };
