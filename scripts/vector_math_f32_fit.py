@@ -130,6 +130,40 @@ def tanh_pieces():
               f"2^{np.log2(error):.1f}")
 
 
+def gelu_tanh_pieces():
+    """gelu_tanh's table (f32_gelu_tanh.cpp): 32 pieces of width 1/4 centred at n/4 for n = -11
+    ... 20, covering x in [-2.875, 5.125). With t = x - n/4 (exact) each piece is
+    c0 + c1 t + t^2 q(t), q of degree 4, and c0 = gelu_tanh(n/4) as an f32 pair (hi, lo), so the
+    result rounds c0's bits once; the piece at 0 has c0 = -0, -0 (gelu_tanh(t) = t/2 + ...).
+    gelu_tanh here is the op's formula with its constants rounded to f32 (ir/scalar_ops.hpp).
+    c1 ... c6 are fitted to gelu_tanh(x) - c0, errors relative to gelu_tanh(x); prints the C++
+    table."""
+    c1 = mpmath.mpf(float(np.float32(0.79788456080286535588)))
+    c2 = mpmath.mpf(float(np.float32(0.044715)))
+
+    def gelu_tanh(v):
+        return v / 2 * (1 + mpmath.tanh(c1 * (v + c2 * v**3)))
+    rows = []
+    for n in range(-11, 21):
+        centre = mpmath.mpf(n) / 4
+        x = chebyshev_grid(n / 4 - 0.125, n / 4 + 0.125)
+        exact = gelu_tanh(centre)
+        hi = float(np.float32(float(exact)))
+        lo = float(np.float32(float(exact - mpmath.mpf(hi))))
+        if n == 0:
+            hi = lo = -0.0
+        t = x - n / 4
+        basis = np.stack([t**i for i in range(1, 7)], axis=1)
+        target = np.array([float(gelu_tanh(mpmath.mpf(float(v))) - exact) for v in x])
+        coefficients, error = fit_f32(basis, target, np.abs(values(gelu_tanh, x)))
+        rows.append((n, [hi, lo] + list(coefficients), error))
+    worst = max(error for _, _, error in rows)
+    print(f"gelu_tanh: {len(rows)} pieces of degree 6, worst error 2^{np.log2(worst):.1f}")
+    for n, coefficients, error in rows:
+        text = ", ".join(f32_literal(c) for c in coefficients)
+        print(f"    {{{text}}},  // x = {n / 4:g} +- 1/8, 2^{np.log2(error):.1f}")
+
+
 def erf_small_fit(cut):
     # erf(x) = x + x p(x^2) on [0, cut]; error relative to erf(x).
     x = chebyshev_grid(1e-6, cut)
@@ -243,6 +277,7 @@ if __name__ == "__main__":
     exp_powers()
     log_fit()
     tanh_pieces()
+    gelu_tanh_pieces()
     erf_small_fit(1.0)
     erfc_fit(1.0, 4.0, 15, 2.25)
     sin_fit(0.83, 3)

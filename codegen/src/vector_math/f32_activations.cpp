@@ -1,4 +1,4 @@
-// sigmoid, silu, gelu_tanh and softplus in native f32, built on f32_exp.cpp (tanh: f32_tanh.cpp).
+// sigmoid, silu, gelu_tanh (its exp path) and softplus in native f32, built on f32_exp.cpp (tanh: f32_tanh.cpp).
 // The first three are quotients over 1 + e, e = exp(-|a|) <= 1 by exp's table of 2^(j/32)
 // (table_exp_parts) rounded to f32 and 1 + e an exact Fast2Sum pair, so the result carries e's
 // rounding damped by the quotient's derivative. silu and gelu_tanh take their numerator from the
@@ -125,7 +125,7 @@ llvm::Value* silu(MathBuilder& m, llvm::Value* x) {
 // passes): beyond, 2v is below -120 (the result is x * 0, times_sigmoid's vanishing lanes) or
 // above 120 (sigmoid(2v) is 1), and s^2 cannot overflow. Every result has x's sign (zeros
 // included).
-llvm::Value* gelu_tanh(MathBuilder& m, llvm::Value* x) {
+llvm::Value* gelu_tanh_by_exp(MathBuilder& m, llvm::Value* x) {
   constexpr double c1 = ir::kSqrt2OverPi<float>, c2 = ir::kGeluTanhCubic<float>;
   constexpr double a = 2.0 * c1 * c2;  // exact in double: 48 significant bits
   constexpr double a_hi = static_cast<float>(a);

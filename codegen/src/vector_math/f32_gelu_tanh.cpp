@@ -1,0 +1,99 @@
+// gelu_tanh in native f32 by a table of 32 polynomial pieces on x in [-2.875, 5.125), where
+// activations mostly lie, and by exp (f32_activations.cpp, gelu_tanh_by_exp) below it: that path
+// is emitted in a block of its own, entered only when some lane of the register needs it
+// (with_slow_lanes), so a register of table lanes costs about 25 instructions instead of some 60.
+// From 5.125 on the result is x: there exp(-2v) < 2^-25.6 and x rounds x sigmoid(2v) to within
+// 0.2 ulp.
+//
+// Piece n (n = -11 ... 20) covers x = n/4 +- 1/8: n = round(4x) comes with its low bits from one
+// FMA with a shifter (the table index is n + 11), and t = x - n/4 is exact (t = x for n = 0, else
+// x and n/4 lie within a factor 2: Sterbenz). Each piece is c0 + c1 t + t^2 q(t), q of degree 4:
+// c0 = gelu_tanh(n/4) as an f32 pair, so the result rounds once after its low part and the
+// other terms have joined it (an f32 c0 alone, rounded, cost up to 1.5 ulp); the piece at 0 has
+// c0 = -0 and c1 = 1/2 exactly, so t/2 enters the last FMA exact and the roundings of t^2 q(t),
+// at most a tenth of the result, are damped. The sign of x is copied onto the result: gelu_tanh
+// has the sign of x, zeros included (the FMAs give +0 for -0). Coefficients and each piece's fit
+// error: scripts/vector_math_f32_fit.py (gelu_tanh_pieces), 2^-28.9 relative at worst. The table
+// lives in registers at 512 bits (one vpermi2ps per column, MathBuilder::lookup).
+// Measured bound and speed: docs/vector_math.md.
+#include "f32_functions.hpp"
+
+#include <array>
+#include <cstddef>
+
+#include "functions.hpp"
+
+namespace tensorjit::codegen::vector_math::f32 {
+namespace {
+
+constexpr double kTableStart = -2.875;
+constexpr double kTableEnd = 5.125;
+constexpr int kFirstPiece = -11;  // n of the table's first piece
+constexpr std::size_t kColumns = 8;
+
+// scripts/vector_math_f32_fit.py, gelu_tanh_pieces(): {c0 hi, c0 lo, c1, ..., c6} per piece.
+constexpr float kPieces[][kColumns] = {
+    {-0x1.fa24d8p-8f, 0x1.34dc9ep-33f, -0x1.679c7p-6f, -0x1.aa8658p-6f, -0x1.f36744p-7f, -0x1.70066p-9f, 0x1.0200fcp-9f, 0x1.77e098p-10f},  // x = -2.75 +- 1/8, 2^-28.9
+    {-0x1.ee47fcp-7f, 0x1.50e7cap-32f, -0x1.36e638p-5f, -0x1.384d16p-5f, -0x1.0be162p-6f, 0x1.1edd3p-10f, 0x1.1decc2p-8f, 0x1.c2f274p-10f},  // x = -2.5 +- 1/8, 2^-29.2
+    {-0x1.bdaaa2p-6f, -0x1.8f6bbep-31f, -0x1.ead1ep-5f, -0x1.92f4f6p-5f, -0x1.887048p-7f, 0x1.0c59f4p-7f, 0x1.c5d7cp-8f, 0x1.9682ap-10f},  // x = -2.25 +- 1/8, 2^-30.5
+    {-0x1.73ef88p-5f, 0x1.638408p-30f, -0x1.60a99cp-4f, -0x1.b9db38p-5f, 0x1.f52598p-11f, 0x1.270494p-6f, 0x1.1558cep-7f, 0x1.8b6974p-12f},  // x = -2 +- 1/8, 2^-31.3
+    {-0x1.1f8eep-4f, 0x1.ad219p-29f, -0x1.c919eap-4f, -0x1.71c84p-5f, 0x1.8d4d38p-6f, 0x1.d130f4p-6f, 0x1.eb89e4p-8f, -0x1.e34c42p-10f},  // x = -1.75 +- 1/8, 2^-30.1
+    {-0x1.9b5ad4p-4f, 0x1.285c8ap-31f, -0x1.058d3cp-3f, -0x1.f402ap-7f, 0x1.cfb278p-5f, 0x1.216f8p-5f, 0x1.700948p-9f, -0x1.27edc6p-8f},  // x = -1.5 +- 1/8, 2^-31.6
+    {-0x1.0eebdap-3f, -0x1.e743d8p-30f, -0x1.f5bad6p-4f, 0x1.4c8468p-5f, 0x1.79386ep-4f, 0x1.1565fp-5f, -0x1.77fc6ap-8f, -0x1.afca28p-8f},  // x = -1.25 +- 1/8, 2^-32.2
+    {-0x1.453d22p-3f, 0x1.314f0cp-28f, -0x1.53d226p-4f, 0x1.efeb64p-4f, 0x1.ecb0bep-4f, 0x1.4e8f1ap-6f, -0x1.00653p-6f, -0x1.9592f4p-8f},  // x = -1 +- 1/8, 2^-30.9
+    {-0x1.5c3da4p-3f, 0x1.48177cp-28f, 0x1.1653fep-10f, 0x1.baaedp-3f, 0x1.08765ap-3f, -0x1.14fc58p-8f, -0x1.74c5a8p-6f, -0x1.62ed66p-9f},  // x = -0.75 +- 1/8, 2^-32.8
+    {-0x1.3bfa4ap-3f, -0x1.7ab8ecp-28f, 0x1.0fa05ep-3f, 0x1.3b23b8p-2f, 0x1.c362p-4f, -0x1.137a2ap-5f, -0x1.72a03p-6f, 0x1.7756b6p-9f},  // x = -0.5 +- 1/8, 2^-30.0
+    {-0x1.9aee04p-4f, -0x1.997d0ap-29f, 0x1.37f518p-2f, 0x1.7f7632p-2f, 0x1.04e98cp-4f, -0x1.d7c914p-5f, -0x1.d29bd8p-7f, 0x1.0d37cep-7f},  // x = -0.25 +- 1/8, 2^-29.6
+    {-0x0p+0f, -0x0p+0f, 0x1p-1f, 0x1.988454p-2f, 0x1.98ea6p-32f, -0x1.11b124p-4f, -0x1.531206p-25f, 0x1.4d53b6p-7f},  // x = 0 +- 1/8, 2^-34.8
+    {0x1.3288fep-3f, -0x1.997d0ap-29f, 0x1.640574p-1f, 0x1.7f7634p-2f, -0x1.04e98cp-4f, -0x1.d7d41ap-5f, 0x1.d29c38p-7f, 0x1.1467bp-7f},  // x = 0.25 +- 1/8, 2^-30.3
+    {0x1.6202dap-2f, 0x1.42a38ap-27f, 0x1.bc17e8p-1f, 0x1.3b23b4p-2f, -0x1.c35decp-4f, -0x1.135c6ep-5f, 0x1.6f5644p-6f, 0x1.1b4822p-9f},  // x = 0.5 +- 1/8, 2^-29.3
+    {0x1.28f098p-1f, -0x1.adfa22p-26f, 0x1.ff74d6p-1f, 0x1.baaedp-3f, -0x1.087658p-3f, -0x1.14fe4ap-8f, 0x1.74c4p-6f, -0x1.61c6fep-9f},  // x = 0.75 +- 1/8, 2^-34.4
+    {0x1.aeb0b8p-1f, -0x1.67587ap-27f, 0x1.153d22p+0f, 0x1.efeb5ap-4f, -0x1.ecaabep-4f, 0x1.4eb5f4p-6f, 0x1.f730f2p-7f, -0x1.b442b4p-8f},  // x = 1 +- 1/8, 2^-30.3
+    {0x1.1e2284p+0f, 0x1.70c5e2p-25f, 0x1.1f5baep+0f, 0x1.4c847ep-5f, -0x1.79426ep-4f, 0x1.155034p-5f, 0x1.97fbb8p-8f, -0x1.8d360ap-8f},  // x = 1.25 +- 1/8, 2^-30.1
+    {0x1.664a52p+0f, 0x1.84a172p-25f, 0x1.20b1a8p+0f, -0x1.f40272p-7f, -0x1.cfc27ap-5f, 0x1.2163fcp-5f, -0x1.3cc84cp-9f, -0x1.157bd2p-8f},  // x = 1.5 +- 1/8, 2^-30.9
+    {0x1.ae0712p+0f, 0x1.ad219p-29f, 0x1.1c919ep+0f, -0x1.71c84ap-5f, -0x1.8d254p-6f, 0x1.d1451p-6f, -0x1.05c146p-7f, -0x1.11e9d2p-9f},  // x = 1.75 +- 1/8, 2^-30.8
+    {0x1.f46084p+0f, -0x1.d38f7ep-27f, 0x1.160a9ap+0f, -0x1.b9db34p-5f, -0x1.f72666p-11f, 0x1.26fbb2p-6f, -0x1.0ef008p-7f, 0x1.010954p-11f},  // x = 2 +- 1/8, 2^-32.2
+    {0x1.1c84aap+1f, 0x1.74e128p-24f, 0x1.0f569p+0f, -0x1.92f4e8p-5f, 0x1.87f042p-7f, 0x1.0c218ep-7f, -0x1.92a106p-8f, 0x1.f0fe7cp-10f},  // x = 2.25 +- 1/8, 2^-30.5
+    {0x1.3e11b8p+1f, 0x1.2a1cfap-29f, 0x1.09b732p+0f, -0x1.384d12p-5f, 0x1.0bd16ap-6f, 0x1.1e528cp-10f, -0x1.11293cp-8f, 0x1.df920ep-10f},  // x = 2.5 +- 1/8, 2^-32.5
+    {0x1.5f02eep+1f, -0x1.aecb24p-25f, 0x1.059e72p+0f, -0x1.aa8654p-6f, 0x1.f34742p-7f, -0x1.702604p-9f, -0x1.d0c8aap-10f, 0x1.847a4ep-10f},  // x = 2.75 +- 1/8, 2^-32.8
+    {0x1.7f88dp+1f, -0x1.4e18cap-24f, 0x1.02f72ep+0f, -0x1.043d9cp-6f, 0x1.7c94c6p-7f, -0x1.0bd6aep-8f, -0x1.2092f2p-12f, 0x1.bdc44ap-11f},  // x = 3 +- 1/8, 2^-35.4
+    {0x1.9fcc9ap+1f, -0x1.31654cp-24f, 0x1.016caap+0f, -0x1.1d07f8p-7f, 0x1.f2d5a4p-8f, -0x1.e9c246p-9f, 0x1.fe8916p-12f, 0x1.3586dcp-12f},  // x = 3.25 +- 1/8, 2^-33.2
+    {0x1.bfebcep+1f, 0x1.eb97a2p-24f, 0x1.009ec6p+0f, -0x1.1825d4p-8f, 0x1.1d155ap-8f, -0x1.6331ecp-9f, 0x1.8c3b2p-10f, 0x1.73bfe4p-13f},  // x = 3.5 +- 1/8, 2^-31.5
+    {0x1.dff8dp+1f, 0x1.8fa854p-24f, 0x1.003e5ap+0f, -0x1.ecdad6p-10f, 0x1.1ee01p-9f, -0x1.b0174cp-10f, 0x1.7160b6p-10f, 0x1.2a149ep-16f},  // x = 3.75 +- 1/8, 2^-31.5
+    {0x1.fffdb2p+1f, 0x1.77fefep-24f, 0x1.0015f6p+0f, -0x1.826b52p-11f, 0x1.02337ap-10f, -0x1.c0058cp-11f, 0x1.4fd6f4p-13f, -0x1.0ef4bap-12f},  // x = 4 +- 1/8, 2^-32.5
+    {0x1.0fffacp+2f, -0x1.ed5f1ap-24f, 0x1.0006e6p+0f, -0x1.0cb97p-12f, 0x1.961276p-12f, -0x1.91c454p-12f, 0x1.6e2384p-19f, -0x1.8d405ap-13f},  // x = 4.25 +- 1/8, 2^-33.0
+    {0x1.1fffeap+2f, 0x1.d1e26ap-24f, 0x1.0001ecp+0f, -0x1.49bc36p-14f, 0x1.1032fcp-13f, -0x1.38fa84p-13f, 0x1.592aaap-13f, -0x1.03989ap-14f},  // x = 4.5 +- 1/8, 2^-35.7
+    {0x1.2ffffcp+2f, -0x1.b65b7ep-23f, 0x1.000078p+0f, -0x1.632162p-16f, 0x1.a3669ep-15f, -0x1.8eb5b4p-15f, -0x1.107766p-11f, -0x1.3e7beap-13f},  // x = 4.75 +- 1/8, 2^-32.0
+    {0x1.4p+2f, -0x1.ec28cep-23f, 0x1.00001ap+0f, -0x1.4d4a02p-18f, 0x1.34c922p-17f, -0x1.e725aep-17f, 0x1.f208b2p-15f, -0x1.d44254p-19f},  // x = 5 +- 1/8, 2^-35.8
+};
+
+std::array<double, 32> column(std::size_t column) {
+  static_assert(std::size(kPieces) == 32);
+  std::array<double, 32> table{};
+  for (std::size_t i = 0; i < table.size(); ++i) table[i] = kPieces[i][column];
+  return table;
+}
+
+}  // namespace
+
+llvm::Value* gelu_tanh(MathBuilder& m, llvm::Value* x) {
+  auto& b = m.ir();
+  // 4x + 1.5 2^23 - kFirstPiece rounded to an integer: n + 11 in the low bits (inputs outside the
+  // table give garbage, replaced below).
+  llvm::Value* shifter = m.real(0x1.8p23 - kFirstPiece);
+  llvm::Value* shifted = m.fma(x, m.real(4.0), shifter);
+  llvm::Value* n = m.sub(shifted, shifter);
+  llvm::Value* t = m.fma(n, m.real(-0.25), x);
+  llvm::Value* piece = m.to_bits(shifted);
+  auto c = [&](std::size_t j) { return m.lookup(column(j), piece); };
+  llvm::Value* q = c(7);
+  for (std::size_t j = 6; j >= 3; --j) q = m.fma(q, t, c(j));
+  llvm::Value* tail = m.fma(c(2), t, m.fma(q, m.mul(t, t), c(1)));
+  llvm::Value* near = m.copysign(m.add(c(0), tail), x);
+  llvm::Value* result = m.select(m.greater_equal(x, m.real(kTableEnd)), x, near);
+  // Below the table, and NaN: the exp path.
+  llvm::Value* below = b.CreateFCmpULT(x, m.real(kTableStart));
+  return vector_math::with_slow_lanes(m, below, result, "gelu_tanh", ".exp", [&] { return gelu_tanh_by_exp(m, x); });
+}
+
+}  // namespace tensorjit::codegen::vector_math::f32
