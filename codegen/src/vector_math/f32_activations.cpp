@@ -1,9 +1,9 @@
-// sigmoid, silu, gelu_tanh (its exp path) and softplus in native f32, built on f32_exp.cpp (tanh: f32_tanh.cpp).
-// The first three are quotients over 1 + e, e = exp(-|a|) <= 1 by exp's table of 2^(j/32)
-// (table_exp_parts) rounded to f32 and 1 + e an exact Fast2Sum pair, so the result carries e's
-// rounding damped by the quotient's derivative. silu and gelu_tanh take their numerator from the
-// table's unscaled parts and correct the quotient by its exact residual; sigmoid corrects the
-// quotient but takes e rounded as its numerator (its comment).
+// sigmoid, silu and softplus in native f32, built on f32_exp.cpp (tanh: f32_tanh.cpp, gelu_tanh:
+// f32_gelu_tanh.cpp). sigmoid and silu are quotients over 1 + e, e = exp(-|a|) <= 1 by exp's
+// table of 2^(j/32) (table_exp_parts) rounded to f32 and 1 + e an exact Fast2Sum pair, so the
+// result carries e's rounding damped by the quotient's derivative. silu takes its numerator from
+// the table's unscaled parts and corrects the quotient by its exact residual; sigmoid corrects
+// the quotient but takes e rounded as its numerator (its comment).
 // softplus is log1p of exp as a pair (f32_log.cpp).
 // Measured bounds: docs/vector_math.md.
 #include "f32_functions.hpp"
@@ -49,26 +49,25 @@ struct OnePlusExp {
   llvm::Value* e;
 };
 
-OnePlusExp one_plus_exp(MathBuilder& m, llvm::Value* y, llvm::Value* y_lo) {
-  TableExpParts parts = table_exp_parts(m, y, y_lo, kSigmoidLowest, true);
+OnePlusExp one_plus_exp(MathBuilder& m, llvm::Value* y) {
+  TableExpParts parts = table_exp_parts(m, y, nullptr, kSigmoidLowest, true);
   llvm::Value* e = m.scale_by_power_of_two(m.fma(parts.high, parts.s, parts.high), parts.k,
                                            parts.k_real);
   return {parts, m.fast_two_sum(m.real(1.0), e), e};
 }
 
-// x sigmoid(a + a_lo) from y + y_lo = -|a + a_lo| (y_lo == nullptr: 0; |y_lo| < 2^-16) and
-// `positive` (a >= 0). With e = exp(y) = high (1 + s) 2^k <= 1 (the table's parts):
+// x sigmoid(a) from y = -|a| and `positive` (a >= 0). With e = exp(y) = high (1 + s) 2^k <= 1
+// (the table's parts):
 //   a >= 0:  x / (1 + e)          a < 0:  (x high (1 + s) / (1 + e)) 2^k
 // so exp never overflows and the negative side keeps its relative accuracy down into the
 // subnormals (2^k applied last, one rounding there). Scaling x by 2^k first instead (beside
-// exp's polynomial, off the chain) was 2% faster for gelu_tanh but rounded subnormal results
-// three times: 2.05 ulp at gelu_tanh(-10.108) over all f32. The numerator x high (1 + s) is the
-// unnormalised pair {x high, x high s} (an FMA product and one FMA, |s| < 0.011), which
-// corrected_quotient takes as it is; y_lo enters exp's reduction. Negative lanes with y below
+// exp's polynomial, off the chain) was 2% faster for gelu_tanh, which took this path before its
+// table, but rounded subnormal results three times: 2.05 ulp at gelu_tanh(-10.108) over all
+// f32. The numerator x high (1 + s) is the unnormalised pair {x high, x high s} (an FMA product
+// and one FMA, |s| < 0.011), which corrected_quotient takes as it is. Negative lanes with y below
 // kSigmoidLowest give x * 0 (NaN for x = -inf, as the ops.def formula), x = +inf gives +inf.
-llvm::Value* times_sigmoid(MathBuilder& m, llvm::Value* x, llvm::Value* positive, llvm::Value* y,
-                           llvm::Value* y_lo) {
-  OnePlusExp denominator = one_plus_exp(m, y, y_lo);
+llvm::Value* times_sigmoid(MathBuilder& m, llvm::Value* x, llvm::Value* positive, llvm::Value* y) {
+  OnePlusExp denominator = one_plus_exp(m, y);
   const TableExpParts& e = denominator.parts;
   llvm::Value* k = m.ir().CreateSelect(positive, m.integer(0), e.k);
   llvm::Value* k_real = m.select(positive, m.real(0.0), e.k_real);
@@ -104,7 +103,7 @@ llvm::Value* softplus(MathBuilder& m, llvm::Value* x) {
 // alternated), for 0.87 -> 1.36 ulp on the dense sample. Subnormal results are e rounded to the
 // subnormals (1 + e is 1 there); lanes below kSigmoidLowest give 0.
 llvm::Value* sigmoid(MathBuilder& m, llvm::Value* x) {
-  OnePlusExp denominator = one_plus_exp(m, m.neg(m.abs(x)), nullptr);
+  OnePlusExp denominator = one_plus_exp(m, m.neg(m.abs(x)));
   llvm::Value* numerator = m.select(m.greater_equal(x, m.real(0.0)), m.real(1.0), denominator.e);
   return corrected_quotient(m, numerator, nullptr, denominator.sum);
 }
@@ -113,41 +112,7 @@ llvm::Value* sigmoid(MathBuilder& m, llvm::Value* x) {
 // (zeros included).
 llvm::Value* silu(MathBuilder& m, llvm::Value* x) {
   llvm::Value* positive = m.greater_equal(x, m.real(0.0));
-  return m.copysign(times_sigmoid(m, x, positive, m.neg(m.abs(x)), nullptr), x);
-}
-
-// gelu_tanh(x) = (0.5 x) (1 + tanh(v)), v = c1 (x + c2 x^3) with the constants of
-// ir/scalar_ops.hpp rounded to f32, evaluated as x sigmoid(2v), the same function without the
-// cancellation of 1 + tanh(v) for v < 0. 2v has x's sign, and -|2v| = -s (b + a s^2) with
-// s = |x|, b = 2 c1 (exact) and a = 2 c1 c2 (a product of two f32, exact as a_hi + a_lo) is
-// carried as a pair (FMA products, one TwoSum): for x < -5 the result is about x exp(2v), and
-// one rounding of 2v would cost |2v| (up to 120) times 2^-24 relative. s is clamped at 16 (NaN
-// passes): beyond, 2v is below -120 (the result is x * 0, times_sigmoid's vanishing lanes) or
-// above 120 (sigmoid(2v) is 1), and s^2 cannot overflow. Every result has x's sign (zeros
-// included).
-llvm::Value* gelu_tanh_by_exp(MathBuilder& m, llvm::Value* x) {
-  constexpr double c1 = ir::kSqrt2OverPi<float>, c2 = ir::kGeluTanhCubic<float>;
-  constexpr double a = 2.0 * c1 * c2;  // exact in double: 48 significant bits
-  constexpr double a_hi = static_cast<float>(a);
-  constexpr double a_lo = static_cast<float>(a - a_hi);
-  constexpr double kArgumentLimit = 16.0;
-  llvm::Value* magnitude = m.abs(x);
-  llvm::Value* s =
-      m.select(m.greater(magnitude, m.real(kArgumentLimit)), m.real(kArgumentLimit), magnitude);
-  DoubleDouble square = m.two_product(s, s);
-  DoubleDouble cubic = m.two_product(m.real(a_hi), square.hi);  // a s^2
-  llvm::Value* cubic_lo =
-      m.fma(m.real(a_hi), square.lo, m.fma(m.real(a_lo), square.hi, cubic.lo));
-  // b + a s^2 as a Fast2Sum pair, the larger term first (both are positive).
-  llvm::Value* b = m.real(2.0 * c1);
-  llvm::Value* cubic_larger = m.greater(cubic.hi, b);
-  DoubleDouble w = m.fast_two_sum(m.select(cubic_larger, cubic.hi, b),
-                                  m.select(cubic_larger, b, cubic.hi));
-  llvm::Value* minus_s = m.neg(s);
-  DoubleDouble y = m.two_product(minus_s, w.hi);
-  llvm::Value* y_lo = m.fma(minus_s, m.add(w.lo, cubic_lo), y.lo);
-  llvm::Value* positive = m.greater_equal(x, m.real(0.0));
-  return m.copysign(times_sigmoid(m, x, positive, y.hi, y_lo), x);
+  return m.copysign(times_sigmoid(m, x, positive, m.neg(m.abs(x))), x);
 }
 
 }  // namespace tensorjit::codegen::vector_math::f32

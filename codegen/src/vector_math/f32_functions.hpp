@@ -63,11 +63,9 @@ llvm::Value* tanh(MathBuilder& m, llvm::Value* x);
 // f32_activations.cpp
 llvm::Value* sigmoid(MathBuilder& m, llvm::Value* x);
 llvm::Value* silu(MathBuilder& m, llvm::Value* x);
-// gelu_tanh for every x, by exp: f32_gelu_tanh.cpp's path below its table (and for NaN).
-llvm::Value* gelu_tanh_by_exp(MathBuilder& m, llvm::Value* x);
 llvm::Value* softplus(MathBuilder& m, llvm::Value* x);
 
-// f32_gelu_tanh.cpp (a table of pieces on [-2.875, 5.125), gelu_tanh_by_exp below)
+// f32_gelu_tanh.cpp (a table of pieces on [-2.875, 5.125), exp below)
 llvm::Value* gelu_tanh(MathBuilder& m, llvm::Value* x);
 
 // f32_erf.cpp

@@ -1,25 +1,29 @@
-// gelu_tanh in native f32 by a table of 32 polynomial pieces on x in [-2.875, 5.125), where
-// activations mostly lie, and by exp (f32_activations.cpp, gelu_tanh_by_exp) below it: that path
-// is emitted in a block of its own, entered only when some lane of the register needs it
-// (with_slow_lanes), so a register of table lanes costs about 25 instructions instead of some 60.
-// From 5.125 on the result is x: there exp(-2v) < 2^-25.6 and x rounds x sigmoid(2v) to within
-// 0.2 ulp.
+// gelu_tanh in native f32, gelu_tanh(x) = (0.5 x) (1 + tanh(v)), v = c1 (x + c2 x^3) with the
+// constants of ir/scalar_ops.hpp rounded to f32: a table of 32 polynomial pieces on x in
+// [-2.875, 5.125), where activations mostly lie; x itself from 5.125 on (exp(-2v) < 2^-25.6 there,
+// and x rounds x sigmoid(2v) to within 0.2 ulp); and below the table x exp(2v) / (1 + exp(2v)) by
+// exp. The path below is emitted in a block of its own per register, entered only when a lane of
+// that register needs it (with_slow_lanes): a register of table lanes costs about 25
+// instructions, one that needs both about 70.
 //
-// Piece n (n = -11 ... 20) covers x = n/4 +- 1/8: n = round(4x) comes with its low bits from one
-// FMA with a shifter (the table index is n + 11), and t = x - n/4 is exact (t = x for n = 0, else
-// x and n/4 lie within a factor 2: Sterbenz). Each piece is c0 + c1 t + t^2 q(t), q of degree 4:
-// c0 = gelu_tanh(n/4) as an f32 pair, so the result rounds once after its low part and the
-// other terms have joined it (an f32 c0 alone, rounded, cost up to 1.5 ulp); the piece at 0 has
-// c0 = -0 and c1 = 1/2 exactly, so t/2 enters the last FMA exact and the roundings of t^2 q(t),
-// at most a tenth of the result, are damped. The sign of x is copied onto the result: gelu_tanh
-// has the sign of x, zeros included (the FMAs give +0 for -0). Coefficients and each piece's fit
-// error: scripts/vector_math_f32_fit.py (gelu_tanh_pieces), 2^-28.9 relative at worst. The table
-// lives in registers at 512 bits (one vpermi2ps per column, MathBuilder::lookup).
+// The table: piece n (n = -11 ... 20) covers x = n/4 +- 1/8. n = round(4x) comes with its low
+// bits from one FMA with a shifter (the table index is n + 11), and t = x - n/4 is exact (t = x
+// for n = 0, else x and n/4 lie within a factor 2: Sterbenz). Each piece is c0 + c1 t + t^2 q(t),
+// q of degree 4: c0 = gelu_tanh(n/4) as an f32 pair, so the result rounds once after its low part
+// and the other terms have joined it (an f32 c0 alone, rounded, cost up to 1.5 ulp); the piece at
+// 0 has c0 = -0 and c1 = 1/2 exactly, so t/2 enters the last FMA exact and the roundings of
+// t^2 q(t), at most a tenth of the result, are damped. The sign of x is copied onto the result:
+// gelu_tanh has the sign of x, zeros included (the FMAs give +0 for -0). Coefficients and each
+// piece's fit error: scripts/vector_math_f32_fit.py (gelu_tanh_pieces), 2^-28.9 relative at
+// worst. The table lives in registers at 512 bits (one vpermi2ps per column,
+// MathBuilder::lookup).
 // Measured bound and speed: docs/vector_math.md.
 #include "f32_functions.hpp"
 
 #include <array>
 #include <cstddef>
+
+#include <tensorjit/ir/scalar_ops.hpp>
 
 #include "functions.hpp"
 
@@ -74,6 +78,55 @@ std::array<double, 32> column(std::size_t column) {
   return table;
 }
 
+// Below the table 2v = -s (b + a s^2) with s = |x|, b = 2 c1 (exact) and a = 2 c1 c2 (a product
+// of two f32, exact as a_hi + a_lo), carried as a pair (FMA products, one Fast2Sum, the larger
+// term first): the result is about x exp(2v), and one rounding of 2v would cost |2v| (up to 120)
+// times 2^-24 relative. s is clamped at 16 (NaN passes): beyond, 2v is below -120 and s^2
+// cannot overflow.
+DoubleDouble twice_argument(MathBuilder& m, llvm::Value* x) {
+  constexpr double c1 = ir::kSqrt2OverPi<float>, c2 = ir::kGeluTanhCubic<float>;
+  constexpr double a = 2.0 * c1 * c2;  // exact in double: 48 significant bits
+  constexpr double a_hi = static_cast<float>(a);
+  constexpr double a_lo = static_cast<float>(a - a_hi);
+  constexpr double kArgumentLimit = 16.0;
+  llvm::Value* magnitude = m.abs(x);
+  llvm::Value* s =
+      m.select(m.greater(magnitude, m.real(kArgumentLimit)), m.real(kArgumentLimit), magnitude);
+  DoubleDouble square = m.two_product(s, s);
+  DoubleDouble cubic = m.two_product(m.real(a_hi), square.hi);  // a s^2
+  llvm::Value* cubic_lo =
+      m.fma(m.real(a_hi), square.lo, m.fma(m.real(a_lo), square.hi, cubic.lo));
+  llvm::Value* b = m.real(2.0 * c1);
+  llvm::Value* cubic_larger = m.greater(cubic.hi, b);
+  DoubleDouble w = m.fast_two_sum(m.select(cubic_larger, cubic.hi, b),
+                                  m.select(cubic_larger, b, cubic.hi));
+  llvm::Value* minus_s = m.neg(s);
+  DoubleDouble y = m.two_product(minus_s, w.hi);
+  return {y.hi, m.fma(minus_s, m.add(w.lo, cubic_lo), y.lo)};
+}
+
+// gelu_tanh(x) = x e / (1 + e), e = exp(2v), for x below the table (2v <= -6.7, e < 0.0013; other
+// lanes get values that are thrown away). With exp's table parts e = high (1 + s) 2^k and
+// 1 / (1 + e) = 1 - e + e^2 to e^3 (below 2^-28), the result is
+//   x high (1 + c) 2^k,   c = s - e (1 - e) (1 + s),
+// so no division: x high is an FMA product pair P + p, the result P + fma(P, c, p) rounded once
+// (c's and e's roundings enter at 2^-24 of a term below 0.012 of it), then scaled by 2^k (one
+// more rounding for subnormal results). Lanes whose 2v is below -120 give x * 0 (-0, and NaN for
+// x = -inf as in the ops.def formula); NaN stays NaN.
+llvm::Value* below_table(MathBuilder& m, llvm::Value* x) {
+  constexpr double kLowest = -120.0;  // x e rounds to -0 from 2v = -106.4 (x = -10.77) on
+  DoubleDouble y = twice_argument(m, x);
+  TableExpParts parts = table_exp_parts(m, y.hi, y.lo, kLowest, true);
+  llvm::Value* e = m.scale_by_power_of_two(m.fma(parts.high, parts.s, parts.high), parts.k,
+                                           parts.k_real);
+  llvm::Value* minus_e_kept = m.fma(e, e, m.neg(e));  // -e (1 - e)
+  llvm::Value* c = m.add(parts.s, m.fma(minus_e_kept, parts.s, minus_e_kept));
+  DoubleDouble product = m.two_product(x, parts.high);
+  llvm::Value* scaled = m.add(product.hi, m.fma(product.hi, c, product.lo));
+  llvm::Value* result = m.scale_by_power_of_two(scaled, parts.k, parts.k_real);
+  return m.select(m.less(y.hi, m.real(kLowest)), m.mul(x, m.real(0.0)), result);
+}
+
 }  // namespace
 
 llvm::Value* gelu_tanh(MathBuilder& m, llvm::Value* x) {
@@ -91,9 +144,17 @@ llvm::Value* gelu_tanh(MathBuilder& m, llvm::Value* x) {
   llvm::Value* tail = m.fma(c(2), t, m.fma(q, m.mul(t, t), c(1)));
   llvm::Value* near = m.copysign(m.add(c(0), tail), x);
   llvm::Value* result = m.select(m.greater_equal(x, m.real(kTableEnd)), x, near);
-  // Below the table, and NaN: the exp path.
+  // Below the table, and NaN: the exp path, entered per register (at 512 bits one input in a
+  // hundred below the table sends 15% of the registers there, but 47% of the loop's groups of
+  // four), behind one test of the whole group (a group of table lanes pays one branch).
   llvm::Value* below = b.CreateFCmpULT(x, m.real(kTableStart));
-  return vector_math::with_slow_lanes(m, below, result, "gelu_tanh", ".exp", [&] { return gelu_tanh_by_exp(m, x); });
+  return vector_math::with_slow_lanes(m, below, result, "gelu_tanh", ".group", [&] {
+    return m.per_register({x, result, below}, [&](llvm::ArrayRef<llvm::Value*> piece, unsigned lanes) {
+      MathBuilder register_math(b, m.module(), lanes, Evaluation::f32);
+      return vector_math::with_slow_lanes(register_math, piece[2], piece[1], "gelu_tanh", ".exp",
+                                          [&] { return below_table(register_math, piece[0]); });
+    });
+  });
 }
 
 }  // namespace tensorjit::codegen::vector_math::f32

@@ -128,6 +128,13 @@ class MathBuilder {
   // width.
   llvm::Value* lookup(llvm::ArrayRef<double> table, llvm::Value* index);
 
+  // `emit` on each register's lanes of `operands` (vectors of lanes_ lanes, i1 masks too), the
+  // results joined: LLVM does not split an x86 intrinsic wider than its register, and a branch
+  // taken per register (f32 gelu_tanh's exp path) is taken less often than one per value.
+  llvm::Value* per_register(
+      std::initializer_list<llvm::Value*> operands,
+      const std::function<llvm::Value*(llvm::ArrayRef<llvm::Value*>, unsigned)>& emit);
+
   // Error-free transformations (Knuth's TwoSum, Dekker's Fast2Sum with |a| >= |b| or a == 0, and
   // the FMA product): hi is the rounded result, lo the exact error.
   DoubleDouble two_sum(llvm::Value* a, llvm::Value* b);
@@ -143,11 +150,6 @@ class MathBuilder {
   // are wider than a register (several registers' lanes emitted as one vector, which LLVM splits
   // into interleaved instructions).
   unsigned register_lanes() const;
-  // `emit` on each register's lanes of `operands` (vectors of lanes_ lanes), the results joined:
-  // LLVM does not split an x86 intrinsic wider than its register.
-  llvm::Value* per_register(
-      std::initializer_list<llvm::Value*> operands,
-      const std::function<llvm::Value*(llvm::ArrayRef<llvm::Value*>, unsigned)>& emit);
   // p * 2^k by vscalef, or nullptr where this host or lane count has none.
   llvm::Value* x86_scalef(llvm::Value* p, llvm::Value* k, llvm::Value* k_real);
 
