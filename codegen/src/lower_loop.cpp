@@ -277,8 +277,12 @@ void LoopLowering::emit_tile(llvm::BasicBlock* exit) {
   builder_.CreateCondBr(builder_.CreateICmpSLT(next_row, rows), row_header, exit);
 }
 
-// Every line of each contiguous input's row kTilePrefetchRows ahead of the walkers' row (past the
-// tile's last row too: a prefetch never faults).
+// Every line that each contiguous input's row kTilePrefetchRows ahead of the walkers' row touches
+// (past the tile's last row too: a prefetch never faults), from the line of its first byte: a row
+// that starts inside a line (a wrapped std::vector's, 16 bytes in) spans one line more than its
+// size, and that last line, missed, stalled every row of an epilogue with a cheap body (the wide
+// relu + residual layer, docs/epilogues.md). An input whose row stride is 0 (a bias broadcast
+// down the rows) has one row, which the first row's reads keep in cache: it is not prefetched.
 void LoopLowering::emit_tile_prefetch(const std::vector<llvm::Value*>& row_strides) {
   llvm::Function* prefetch =
       llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::prefetch, {builder_.getPtrTy()});
@@ -288,11 +292,15 @@ void LoopLowering::emit_tile_prefetch(const std::vector<llvm::Value*>& row_strid
     llvm::Value* ahead = builder_.CreateAdd(
         row_offsets_[k], builder_.CreateMul(row_strides[k], index(kTilePrefetchRows)));
     llvm::Value* row = builder_.CreateGEP(element_type(dtype), input_bases_[k], ahead);
-    llvm::Value* bytes =
-        builder_.CreateMul(inner_extent_, index(static_cast<std::int64_t>(itemsize(dtype))));
+    llvm::Value* into_line =
+        builder_.CreateAnd(builder_.CreatePtrToInt(row, index_type_), index(63), "into_line");
+    llvm::Value* line = builder_.CreateGEP(builder_.getInt8Ty(), row, builder_.CreateNeg(into_line));
+    llvm::Value* bytes = builder_.CreateAdd(
+        builder_.CreateMul(inner_extent_, index(static_cast<std::int64_t>(itemsize(dtype)))), into_line);
+    bytes = builder_.CreateSelect(builder_.CreateICmpEQ(row_strides[k], index(0)), index(0), bytes);
     emit_counted_loop(builder_, function_, "tile_prefetch", index(0), bytes, 64, [&](llvm::Value* byte) {
       // llvm.prefetch(address, read, locality 3 (L1), data)
-      builder_.CreateCall(prefetch, {builder_.CreateGEP(builder_.getInt8Ty(), row, byte),
+      builder_.CreateCall(prefetch, {builder_.CreateGEP(builder_.getInt8Ty(), line, byte),
                                      builder_.getInt32(0), builder_.getInt32(3), builder_.getInt32(1)});
     });
   }
