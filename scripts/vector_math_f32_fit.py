@@ -134,7 +134,7 @@ def gelu_tanh_pieces():
     """gelu_tanh's table (f32_gelu_tanh.cpp): 32 pieces of width 1/4 centred at n/4 for n = -11
     ... 20, covering x in [-2.875, 5.125). With t = x - n/4 (exact) each piece is
     c0 + c1 t + t^2 q(t), q of degree 4, and c0 = gelu_tanh(n/4) as an f32 pair (hi, lo), so the
-    result rounds c0's bits once; the piece at 0 has c0 = -0, -0 (gelu_tanh(t) = t/2 + ...).
+    result rounds c0's bits once; the piece at 0 has c0 = -0, -0 and c1 = 1/2 (gelu_tanh(t) = t/2 + ...).
     gelu_tanh here is the op's formula with its constants rounded to f32 (ir/scalar_ops.hpp).
     c1 ... c6 are fitted to gelu_tanh(x) - c0, errors relative to gelu_tanh(x); prints the C++
     table."""
@@ -150,12 +150,16 @@ def gelu_tanh_pieces():
         exact = gelu_tanh(centre)
         hi = float(np.float32(float(exact)))
         lo = float(np.float32(float(exact - mpmath.mpf(hi))))
-        if n == 0:
-            hi = lo = -0.0
         t = x - n / 4
-        basis = np.stack([t**i for i in range(1, 7)], axis=1)
         target = np.array([float(gelu_tanh(mpmath.mpf(float(v))) - exact) for v in x])
-        coefficients, error = fit_f32(basis, target, np.abs(values(gelu_tanh, x)))
+        if n == 0:  # c0 = -0 and c1 = 1/2 exactly: tiny x give x/2 rounded once
+            hi = lo = -0.0
+            basis = np.stack([t**i for i in range(2, 7)], axis=1)
+            rest, error = fit_f32(basis, target - t / 2, np.abs(values(gelu_tanh, x)))
+            coefficients = [0.5] + list(rest)
+        else:
+            basis = np.stack([t**i for i in range(1, 7)], axis=1)
+            coefficients, error = fit_f32(basis, target, np.abs(values(gelu_tanh, x)))
         rows.append((n, [hi, lo] + list(coefficients), error))
     worst = max(error for _, _, error in rows)
     print(f"gelu_tanh: {len(rows)} pieces of degree 6, worst error 2^{np.log2(worst):.1f}")

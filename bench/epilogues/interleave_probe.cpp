@@ -13,8 +13,9 @@
 //         with memcmp.
 //   C3/C4 (gelu_tanh only) B with the epilogue software-pipelined in 3 or 4 stages, one stage
 //         of consecutive vectors per unrolled step (memcmp against A as well).
-// Epilogues: gelu_tanh(c + b) + r (a port of codegen/src/vector_math/f32_activations.cpp's
-// gelu_tanh, same instructions as the JIT's, its accuracy checked below), relu(c + b) + r,
+// Epilogues: gelu_tanh(c + b) + r (a port of the JIT's gelu_tanh as of ef79ea2, by exp and a
+// corrected division in codegen/src/vector_math/f32_activations.cpp; since then it takes a table
+// of pieces on most inputs, f32_gelu_tanh.cpp; its accuracy checked below), relu(c + b) + r,
 // c * 1.0001 + b + r (the interleaving's own cost: same loads and stores, next to no arithmetic)
 // and, timing only, gelu_tanh's operation mix in short dependency chains. "alone" is the
 // epilogue without the product, reading the stored C and writing another buffer (at the real

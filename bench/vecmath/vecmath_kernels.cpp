@@ -8,7 +8,7 @@
 // the named rows only.
 //
 //   taskset -c 0 build/bench/vecmath/vecmath_kernels [--runs 9] [--elements N] [--no-numpy]
-//       [--cases exp,w2,...]
+//       [--cases exp,w2,...] [--vector-bits 128|256|512]
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -81,16 +81,18 @@ int main(int argc, char** argv) {
   std::int64_t n = std::int64_t{16} << 20;
   bool numpy_wanted = true;
   std::string cases;
+  codegen::JitOptions options;  // the native width unless --vector-bits
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (flag == "--no-numpy") numpy_wanted = false;
     else if (flag == "--runs" && i + 1 < argc) runs = std::stoi(argv[++i]);
     else if (flag == "--elements" && i + 1 < argc) n = std::stoll(argv[++i]) / 16 * 16;
     else if (flag == "--cases" && i + 1 < argc) cases = argv[++i];
+    else if (flag == "--vector-bits" && i + 1 < argc) options.vector_bits = codegen::parse_vector_bits(argv[++i], "--vector-bits");
     else std::fprintf(stderr, "ignored argument %s\n", argv[i]);
   }
   const auto numpy = numpy_wanted ? bench::run_numpy(n, runs) : std::map<std::string, double>{};
-  codegen::Jit jit;
+  codegen::Jit jit(options);
   bench::print_table_header(n, runs, "tensorjit kernel");
   for (const bench::PeerCase& c : kernel_cases()) {
     if (!wanted(cases, c.name)) continue;

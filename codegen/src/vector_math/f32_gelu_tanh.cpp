@@ -3,8 +3,10 @@
 // [-2.875, 5.125), where activations mostly lie; x itself from 5.125 on (exp(-2v) < 2^-25.6 there,
 // and x rounds x sigmoid(2v) to within 0.2 ulp); and below the table x exp(2v) / (1 + exp(2v)) by
 // exp. The path below is emitted in a block of its own per register, entered only when a lane of
-// that register needs it (with_slow_lanes): a register of table lanes costs about 25
-// instructions, one that needs both about 70.
+// that register needs it (with_slow_lanes): at 512 bits a register of table lanes costs about 25
+// instructions and 8 register copies (vpermi2ps overwrites an operand), one that needs both about
+// 70. Narrower registers need more for each lookup (MathBuilder::lookup), and hosts without
+// AVX-512 gather each column from memory (docs/vector_math.md).
 //
 // The table: piece n (n = -11 ... 20) covers x = n/4 +- 1/8. n = round(4x) comes with its low
 // bits from one FMA with a shifter (the table index is n + 11), and t = x - n/4 is exact (t = x
@@ -30,13 +32,18 @@
 namespace tensorjit::codegen::vector_math::f32 {
 namespace {
 
-constexpr double kTableStart = -2.875;
-constexpr double kTableEnd = 5.125;
 constexpr int kFirstPiece = -11;  // n of the table's first piece
-constexpr std::size_t kColumns = 8;
+constexpr std::size_t kPieceCount = 32;
+constexpr double kTableStart = (kFirstPiece - 0.5) / 4;                  // -2.875
+constexpr double kTableEnd = kTableStart + static_cast<double>(kPieceCount) / 4;  // 5.125
+static_assert(kTableStart == -2.875 && kTableEnd == 5.125);
+
+// Columns of a piece: c0 as a pair, then c1 ... c6.
+constexpr std::size_t kC0High = 0, kC0Low = 1, kDegree = 6, kColumns = 2 + kDegree;
+constexpr std::size_t coefficient_column(std::size_t i) { return 1 + i; }  // i = 1 ... 6
 
 // scripts/vector_math_f32_fit.py, gelu_tanh_pieces(): {c0 hi, c0 lo, c1, ..., c6} per piece.
-constexpr float kPieces[][kColumns] = {
+constexpr float kPieces[kPieceCount][kColumns] = {
     {-0x1.fa24d8p-8f, 0x1.34dc9ep-33f, -0x1.679c7p-6f, -0x1.aa8658p-6f, -0x1.f36744p-7f, -0x1.70066p-9f, 0x1.0200fcp-9f, 0x1.77e098p-10f},  // x = -2.75 +- 1/8, 2^-28.9
     {-0x1.ee47fcp-7f, 0x1.50e7cap-32f, -0x1.36e638p-5f, -0x1.384d16p-5f, -0x1.0be162p-6f, 0x1.1edd3p-10f, 0x1.1decc2p-8f, 0x1.c2f274p-10f},  // x = -2.5 +- 1/8, 2^-29.2
     {-0x1.bdaaa2p-6f, -0x1.8f6bbep-31f, -0x1.ead1ep-5f, -0x1.92f4f6p-5f, -0x1.887048p-7f, 0x1.0c59f4p-7f, 0x1.c5d7cp-8f, 0x1.9682ap-10f},  // x = -2.25 +- 1/8, 2^-30.5
@@ -48,7 +55,7 @@ constexpr float kPieces[][kColumns] = {
     {-0x1.5c3da4p-3f, 0x1.48177cp-28f, 0x1.1653fep-10f, 0x1.baaedp-3f, 0x1.08765ap-3f, -0x1.14fc58p-8f, -0x1.74c5a8p-6f, -0x1.62ed66p-9f},  // x = -0.75 +- 1/8, 2^-32.8
     {-0x1.3bfa4ap-3f, -0x1.7ab8ecp-28f, 0x1.0fa05ep-3f, 0x1.3b23b8p-2f, 0x1.c362p-4f, -0x1.137a2ap-5f, -0x1.72a03p-6f, 0x1.7756b6p-9f},  // x = -0.5 +- 1/8, 2^-30.0
     {-0x1.9aee04p-4f, -0x1.997d0ap-29f, 0x1.37f518p-2f, 0x1.7f7632p-2f, 0x1.04e98cp-4f, -0x1.d7c914p-5f, -0x1.d29bd8p-7f, 0x1.0d37cep-7f},  // x = -0.25 +- 1/8, 2^-29.6
-    {-0x0p+0f, -0x0p+0f, 0x1p-1f, 0x1.988454p-2f, 0x1.98ea6p-32f, -0x1.11b124p-4f, -0x1.531206p-25f, 0x1.4d53b6p-7f},  // x = 0 +- 1/8, 2^-34.8
+    {-0x0p+0f, -0x0p+0f, 0x1p-1f, 0x1.988454p-2f, 0x1.98ea18p-32f, -0x1.11b124p-4f, -0x1.5311d4p-25f, 0x1.4d53b6p-7f},  // x = 0 +- 1/8, 2^-34.8
     {0x1.3288fep-3f, -0x1.997d0ap-29f, 0x1.640574p-1f, 0x1.7f7634p-2f, -0x1.04e98cp-4f, -0x1.d7d41ap-5f, 0x1.d29c38p-7f, 0x1.1467bp-7f},  // x = 0.25 +- 1/8, 2^-30.3
     {0x1.6202dap-2f, 0x1.42a38ap-27f, 0x1.bc17e8p-1f, 0x1.3b23b4p-2f, -0x1.c35decp-4f, -0x1.135c6ep-5f, 0x1.6f5644p-6f, 0x1.1b4822p-9f},  // x = 0.5 +- 1/8, 2^-29.3
     {0x1.28f098p-1f, -0x1.adfa22p-26f, 0x1.ff74d6p-1f, 0x1.baaedp-3f, -0x1.087658p-3f, -0x1.14fe4ap-8f, 0x1.74c4p-6f, -0x1.61c6fep-9f},  // x = 0.75 +- 1/8, 2^-34.4
@@ -71,10 +78,10 @@ constexpr float kPieces[][kColumns] = {
     {0x1.4p+2f, -0x1.ec28cep-23f, 0x1.00001ap+0f, -0x1.4d4a02p-18f, 0x1.34c922p-17f, -0x1.e725aep-17f, 0x1.f208b2p-15f, -0x1.d44254p-19f},  // x = 5 +- 1/8, 2^-35.8
 };
 
-std::array<double, 32> column(std::size_t column) {
-  static_assert(std::size(kPieces) == 32);
-  std::array<double, 32> table{};
-  for (std::size_t i = 0; i < table.size(); ++i) table[i] = kPieces[i][column];
+// One column of every piece, as MathBuilder::lookup's table.
+std::array<double, kPieceCount> column(std::size_t j) {
+  std::array<double, kPieceCount> table{};
+  for (std::size_t i = 0; i < table.size(); ++i) table[i] = kPieces[i][j];
   return table;
 }
 
@@ -105,12 +112,12 @@ DoubleDouble twice_argument(MathBuilder& m, llvm::Value* x) {
   return {y.hi, m.fma(minus_s, m.add(w.lo, cubic_lo), y.lo)};
 }
 
-// gelu_tanh(x) = x e / (1 + e), e = exp(2v), for x below the table (2v <= -6.7, e < 0.0013; other
-// lanes get values that are thrown away). With exp's table parts e = high (1 + s) 2^k and
-// 1 / (1 + e) = 1 - e + e^2 to e^3 (below 2^-28), the result is
+// gelu_tanh(x) = x e / (1 + e), e = exp(2v), for x below the table (2v < -6.28, e < 0.0019;
+// other lanes get values that are thrown away). With exp's table parts e = high (1 + s) 2^k and
+// 1 / (1 + e) = 1 - e + e^2 to e^3 (below 2^-27.1, 0.08 ulp), the result is
 //   x high (1 + c) 2^k,   c = s - e (1 - e) (1 + s),
 // so no division: x high is an FMA product pair P + p, the result P + fma(P, c, p) rounded once
-// (c's and e's roundings enter at 2^-24 of a term below 0.012 of it), then scaled by 2^k (one
+// (c's and e's roundings enter at 2^-24 of a term below 0.013 of it), then scaled by 2^k (one
 // more rounding for subnormal results). Lanes whose 2v is below -120 give x * 0 (-0, and NaN for
 // x = -inf as in the ops.def formula); NaN stays NaN.
 llvm::Value* below_table(MathBuilder& m, llvm::Value* x) {
@@ -137,24 +144,28 @@ llvm::Value* gelu_tanh(MathBuilder& m, llvm::Value* x) {
   llvm::Value* shifted = m.fma(x, m.real(4.0), shifter);
   llvm::Value* n = m.sub(shifted, shifter);
   llvm::Value* t = m.fma(n, m.real(-0.25), x);
-  llvm::Value* piece = m.to_bits(shifted);
-  auto c = [&](std::size_t j) { return m.lookup(column(j), piece); };
-  llvm::Value* q = c(7);
-  for (std::size_t j = 6; j >= 3; --j) q = m.fma(q, t, c(j));
-  llvm::Value* tail = m.fma(c(2), t, m.fma(q, m.mul(t, t), c(1)));
-  llvm::Value* near = m.copysign(m.add(c(0), tail), x);
+  llvm::Value* index = m.to_bits(shifted);
+  auto entry = [&](std::size_t j) { return m.lookup(column(j), index); };
+  llvm::Value* q = entry(coefficient_column(kDegree));  // c2 + c3 t + ... + c6 t^4
+  for (std::size_t i = kDegree - 1; i >= 2; --i) q = m.fma(q, t, entry(coefficient_column(i)));
+  llvm::Value* tail =
+      m.fma(entry(coefficient_column(1)), t, m.fma(q, m.mul(t, t), entry(kC0Low)));
+  llvm::Value* near = m.copysign(m.add(entry(kC0High), tail), x);
   llvm::Value* result = m.select(m.greater_equal(x, m.real(kTableEnd)), x, near);
-  // Below the table, and NaN: the exp path, entered per register (at 512 bits one input in a
-  // hundred below the table sends 15% of the registers there, but 47% of the loop's groups of
-  // four), behind one test of the whole group (a group of table lanes pays one branch).
+  // Below the table, and NaN: the exp path, per register (at 512 bits one input in a hundred
+  // below the table sends 15% of the registers there, but 47% of the loop's groups of four),
+  // behind one test of the whole value when it spans several registers (a group of table lanes
+  // then pays one branch).
   llvm::Value* below = b.CreateFCmpULT(x, m.real(kTableStart));
-  return vector_math::with_slow_lanes(m, below, result, "gelu_tanh", ".group", [&] {
-    return m.per_register({x, result, below}, [&](llvm::ArrayRef<llvm::Value*> piece, unsigned lanes) {
+  auto per_register = [&] {
+    return m.per_register({x, result, below}, [&](llvm::ArrayRef<llvm::Value*> operands, unsigned lanes) {
       MathBuilder register_math(b, m.module(), lanes, Evaluation::f32);
-      return vector_math::with_slow_lanes(register_math, piece[2], piece[1], "gelu_tanh", ".exp",
-                                          [&] { return below_table(register_math, piece[0]); });
+      return vector_math::with_slow_lanes(register_math, operands[2], operands[1], "gelu_tanh", ".exp",
+                                          [&] { return below_table(register_math, operands[0]); });
     });
-  });
+  };
+  if (!m.spans_registers()) return per_register();
+  return vector_math::with_slow_lanes(m, below, result, "gelu_tanh", ".group", per_register);
 }
 
 }  // namespace tensorjit::codegen::vector_math::f32

@@ -163,6 +163,7 @@ llvm::Value* MathBuilder::per_register(
     std::initializer_list<llvm::Value*> operands,
     const std::function<llvm::Value*(llvm::ArrayRef<llvm::Value*>, unsigned)>& emit) {
   const unsigned pieces = register_lanes();
+  assert(lanes_ % pieces == 0);
   const llvm::ArrayRef<llvm::Value*> whole(operands.begin(), operands.end());
   if (pieces == lanes_) return emit(whole, lanes_);
   std::vector<llvm::Value*> results;

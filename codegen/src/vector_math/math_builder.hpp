@@ -128,6 +128,9 @@ class MathBuilder {
   // width.
   llvm::Value* lookup(llvm::ArrayRef<double> table, llvm::Value* index);
 
+  // Whether a value of lanes() lanes is several registers at the kernel's width (the loop's
+  // interleaved registers), which per_register emits one by one.
+  bool spans_registers() const { return register_lanes() < lanes_; }
   // `emit` on each register's lanes of `operands` (vectors of lanes_ lanes, i1 masks too), the
   // results joined: LLVM does not split an x86 intrinsic wider than its register, and a branch
   // taken per register (f32 gelu_tanh's exp path) is taken less often than one per value.

@@ -5,7 +5,7 @@
 //     friends are within the op's bound of the exact value (inf and 0 where it rounds to them, zeros
 //     with the right sign);
 //   - every width (VECTOR_BITS 128, 256, 512) and every split of the range between vector body and
-//     scalar tail give the same bits. Any NaN equals any NaN: the sign of a NaN produced from a NaN
+//     scalar tail give the same bits, and so do neighbours that send a register to a slow path. Any NaN equals any NaN: the sign of a NaN produced from a NaN
 //     operand depends on which operand x86 puts first in a commutative instruction, which LLVM
 //     chooses per instruction selection (loop_kernel_testing.hpp says more).
 #include <doctest/doctest.h>
@@ -65,7 +65,7 @@ template <typename T> std::vector<T> edge_inputs() {
     centres.insert(centres.end(), {T(88.72283935546875), T(-87.33654022216797),
                                    T(-103.97207641601562), T(128), T(-126), T(-149), T(-150),
                                    T(9.01), T(-87.3), T(0x1p-126f * 3), T(2.875), T(5.125),
-                                   T(0.125)});
+                                   T(0.125), T(2.625), T(4.875)});
   }
   std::vector<T> values;
   for (T centre : centres) {
@@ -179,31 +179,46 @@ template <typename T> void check_same_bits_everywhere() {
   }
 }
 
-// Some ops take a slow path for a whole register when one of its lanes needs it (sin and cos of
-// huge arguments, f32 gelu_tanh below its table): values of the common range must get the same
-// bits whether their neighbours send the register there or not, at every width.
+// Some ops take a slow path for a whole register, or for the loop's group of interleaved
+// registers, when one of its lanes needs it (sin and cos of huge arguments, f32 gelu_tanh below
+// its table; a group is entered, then each register that needs it). Every value must get the same
+// bits whatever its neighbours: the common-range values beside far ones as among their own kind,
+// the far ones as among far ones only, at every width. Far values sit every 5th element (every
+// register has one), or every 64th (a group entered for one register, its others calm).
 template <typename T> void check_neighbours_do_not_matter() {
   using limits = std::numeric_limits<T>;
   std::mt19937_64 rng(11);
   std::vector<T> calm(1021);
   for (T& value : calm) value = static_cast<T>(std::uniform_real_distribution<double>(-2.5, 2.5)(rng));
-  const T far[] = {T(-40), T(-3), T(1e30), T(-1e30), limits::quiet_NaN(), -limits::infinity(), T(60)};
-  std::vector<T> mixed = calm;
-  for (std::size_t i = 0; i < mixed.size(); i += 5) mixed[i] = far[(i / 5) % std::size(far)];
-  for (ir::Op op : codegen::testing::vector_math_ops()) {
-    CAPTURE(ir::op_name(op));
-    for (int bits : codegen::kVectorBitsChoices) {
-      CAPTURE(bits);
-      codegen::Jit jit(width_options(bits));
-      OpKernel<T> kernel(jit, op);
-      std::vector<T> alone(calm.size()), beside(calm.size());
-      const auto count = static_cast<std::int64_t>(calm.size());
-      kernel.run(calm.data(), calm.data(), alone.data(), count);
-      kernel.run(mixed.data(), calm.data(), beside.data(), count);
-      for (std::size_t i = 0; i < calm.size(); ++i) {
-        if (i % 5 == 0 || same_bits_or_both_nan(alone[i], beside[i])) continue;
-        CAPTURE(calm[i]);
-        CHECK(same_bits_or_both_nan(alone[i], beside[i]));
+  const T far[] = {T(-40), T(-3), T(1e30), T(-1e30), limits::quiet_NaN(), -limits::infinity(), T(60), T(-2.9)};
+  for (std::size_t spacing : {std::size_t{5}, std::size_t{64}}) {
+    CAPTURE(spacing);
+    std::vector<T> mixed = calm, far_only;
+    for (std::size_t i = 3; i < mixed.size(); i += spacing) {
+      mixed[i] = far[far_only.size() % std::size(far)];
+      far_only.push_back(mixed[i]);
+    }
+    for (ir::Op op : codegen::testing::vector_math_ops()) {
+      CAPTURE(ir::op_name(op));
+      for (int bits : codegen::kVectorBitsChoices) {
+        CAPTURE(bits);
+        codegen::Jit jit(width_options(bits));
+        OpKernel<T> kernel(jit, op);
+        std::vector<T> alone(calm.size()), beside(calm.size()), far_alone(far_only.size());
+        const auto count = static_cast<std::int64_t>(calm.size());
+        kernel.run(calm.data(), calm.data(), alone.data(), count);
+        kernel.run(mixed.data(), calm.data(), beside.data(), count);
+        std::vector<T> far_second(far_only.size());  // pow's exponents at the far places
+        for (std::size_t j = 0; j < far_only.size(); ++j) far_second[j] = calm[3 + j * spacing];
+        kernel.run(far_only.data(), far_second.data(), far_alone.data(),
+                   static_cast<std::int64_t>(far_only.size()));
+        for (std::size_t i = 0; i < calm.size(); ++i) {
+          const bool is_far = i >= 3 && (i - 3) % spacing == 0;
+          const T expected = is_far ? far_alone[(i - 3) / spacing] : alone[i];
+          if (same_bits_or_both_nan(expected, beside[i])) continue;
+          CAPTURE(mixed[i]);
+          CHECK(same_bits_or_both_nan(expected, beside[i]));
+        }
       }
     }
   }
