@@ -145,7 +145,17 @@ llvm::Value* gelu_tanh(MathBuilder& m, llvm::Value* x) {
   llvm::Value* n = m.sub(shifted, shifter);
   llvm::Value* t = m.fma(n, m.real(-0.25), x);
   llvm::Value* index = m.to_bits(shifted);
-  auto entry = [&](std::size_t j) { return m.lookup(column(j), index); };
+  // Each entry looked up where it is used when the tables sit in registers (all eight up front
+  // kept more values alive: 0.146 -> 0.166 ns in cache), else all rows at once.
+  std::array<std::array<double, kPieceCount>, kColumns> tables;
+  std::array<llvm::ArrayRef<double>, kColumns> columns;
+  for (std::size_t j = 0; j < kColumns; ++j) {
+    tables[j] = column(j);
+    columns[j] = tables[j];
+  }
+  std::vector<llvm::Value*> rows;
+  if (!m.lookups_from_registers()) rows = m.lookup_rows(columns, index);
+  auto entry = [&](std::size_t j) { return rows.empty() ? m.lookup(columns[j], index) : rows[j]; };
   llvm::Value* q = entry(coefficient_column(kDegree));  // c2 + c3 t + ... + c6 t^4
   for (std::size_t i = kDegree - 1; i >= 2; --i) q = m.fma(q, t, entry(coefficient_column(i)));
   llvm::Value* tail =

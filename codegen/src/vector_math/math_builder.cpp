@@ -301,6 +301,58 @@ llvm::Value* MathBuilder::lookup(llvm::ArrayRef<double> table, llvm::Value* inde
   return b.CreateMaskedGather(real_type_, address, alignment);
 }
 
+bool MathBuilder::lookups_from_registers() const {
+  const unsigned element_bits = real_type_->getScalarType()->isFloatTy() ? 32 : 64;
+  return lanes_ == 1 || (avx512_usable() && register_lanes() * element_bits >= 256);
+}
+
+std::vector<llvm::Value*> MathBuilder::lookup_rows(llvm::ArrayRef<llvm::ArrayRef<double>> columns,
+                                                llvm::Value* index) {
+  auto& b = builder_;
+  const auto size = static_cast<unsigned>(columns.front().size());
+  assert(size != 0 && size <= 32 && (size & (size - 1)) == 0 && lanes_ > 1);
+  const unsigned pieces = register_lanes();
+  const unsigned element_bits = real_type_->getScalarType()->isFloatTy() ? 32 : 64;
+  std::vector<llvm::Value*> result;
+  // The rows: entry i's value of every column, padded to a power of two (one aligned load).
+  unsigned width = 1;
+  while (width < columns.size()) width *= 2;
+  llvm::Type* element = real_type_->getScalarType();
+  auto* row_type = llvm::FixedVectorType::get(element, width);
+  std::vector<llvm::Constant*> rows;
+  for (unsigned i = 0; i < size; ++i) {
+    std::vector<llvm::Constant*> row;
+    for (unsigned c = 0; c < width; ++c)
+      row.push_back(llvm::ConstantFP::get(element, c < columns.size() ? columns[c][i] : 0.0));
+    rows.push_back(llvm::ConstantVector::get(row));
+  }
+  auto* array_type = llvm::ArrayType::get(row_type, size);
+  auto* array = new llvm::GlobalVariable(module_, array_type, true, llvm::GlobalValue::PrivateLinkage,
+                                         llvm::ConstantArray::get(array_type, rows), "tj_rows");
+  array->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  const llvm::Align row_alignment(width * element_bits / 8);
+  array->setAlignment(row_alignment);
+  llvm::Value* entry = b.CreateAnd(index, integer(size - 1));
+  // One register's lanes at a time: its rows, then each column as one shuffle of them.
+  std::vector<std::vector<llvm::Value*>> column_pieces(columns.size());
+  for (unsigned first = 0; first < lanes_; first += pieces) {
+    std::vector<llvm::Value*> loaded;
+    for (unsigned lane = first; lane < first + pieces; ++lane) {
+      llvm::Value* address = b.CreateGEP(array_type, array, {b.getInt64(0), b.CreateExtractElement(entry, lane)});
+      loaded.push_back(b.CreateAlignedLoad(row_type, address, row_alignment));
+    }
+    llvm::Value* all = llvm::concatenateVectors(b, loaded);
+    for (unsigned c = 0; c < columns.size(); ++c) {
+      std::vector<int> mask;
+      for (unsigned lane = 0; lane < pieces; ++lane) mask.push_back(static_cast<int>(lane * width + c));
+      column_pieces[c].push_back(b.CreateShuffleVector(all, mask));
+    }
+  }
+  for (auto& piece : column_pieces)
+    result.push_back(piece.size() == 1 ? piece.front() : llvm::concatenateVectors(b, piece));
+  return result;
+}
+
 DoubleDouble MathBuilder::two_sum(llvm::Value* a, llvm::Value* b) {
   llvm::Value* sum = add(a, b);
   llvm::Value* b_part = sub(sum, a);

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 #include <initializer_list>
 
 #include <llvm/ADT/ArrayRef.h>
@@ -127,6 +128,16 @@ class MathBuilder {
   // or gather from a constant array: the table's values either way, so the same bits at every
   // width.
   llvm::Value* lookup(llvm::ArrayRef<double> table, llvm::Value* index);
+  // Whether lookup() reads its table from registers (AVX-512 at 256 and 512 bits: one vpermi2
+  // reaches half the table or more) or is the scalar tail's load; elsewhere (128-bit registers,
+  // where a table of 32 takes four vpermi2 and three selects, and hosts without AVX-512, where it
+  // takes a gather) a function of several tables at one index should call lookup_rows.
+  bool lookups_from_registers() const;
+  // lookup() of each of `columns` (tables of one size) at the same index, the same values: each
+  // lane loads its entry's row of all the columns from one table of rows, and the rows are
+  // shuffled into columns.
+  std::vector<llvm::Value*> lookup_rows(llvm::ArrayRef<llvm::ArrayRef<double>> columns,
+                                        llvm::Value* index);
 
   // Whether a value of lanes() lanes is several registers at the kernel's width (the loop's
   // interleaved registers), which per_register emits one by one.
