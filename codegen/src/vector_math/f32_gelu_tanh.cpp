@@ -5,8 +5,9 @@
 // exp. The path below is emitted in a block of its own per register, entered only when a lane of
 // that register needs it (with_slow_lanes): at 512 bits a register of table lanes costs about 25
 // instructions and 8 register copies (vpermi2ps overwrites an operand), one that needs both about
-// 70. Narrower registers need more for each lookup (MathBuilder::lookup), and hosts without
-// AVX-512 gather each column from memory (docs/vector_math.md).
+// 70. At 256 bits each lookup takes two vpermi2ps and a select; at 128 bits and on hosts
+// without AVX-512 each lane loads its piece's row of all eight columns (MathBuilder::lookup_rows;
+// speed at each width: docs/vector_math.md).
 //
 // The table: piece n (n = -11 ... 20) covers x = n/4 +- 1/8. n = round(4x) comes with its low
 // bits from one FMA with a shifter (the table index is n + 11), and t = x - n/4 is exact (t = x
@@ -24,6 +25,7 @@
 
 #include <array>
 #include <cstddef>
+#include <vector>
 
 #include <tensorjit/ir/scalar_ops.hpp>
 
@@ -145,8 +147,8 @@ llvm::Value* gelu_tanh(MathBuilder& m, llvm::Value* x) {
   llvm::Value* n = m.sub(shifted, shifter);
   llvm::Value* t = m.fma(n, m.real(-0.25), x);
   llvm::Value* index = m.to_bits(shifted);
-  // Each entry looked up where it is used when the tables sit in registers (all eight up front
-  // kept more values alive: 0.146 -> 0.166 ns in cache), else all rows at once.
+  // Where the tables sit in registers each entry is looked up where it is used (one vpermi2ps
+  // next to its FMA, as before lookup_rows existed); elsewhere all eight come from the rows.
   std::array<std::array<double, kPieceCount>, kColumns> tables;
   std::array<llvm::ArrayRef<double>, kColumns> columns;
   for (std::size_t j = 0; j < kColumns; ++j) {

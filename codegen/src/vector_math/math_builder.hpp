@@ -10,8 +10,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <vector>
 #include <initializer_list>
+#include <vector>
 
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/IR/IRBuilder.h>
