@@ -75,6 +75,23 @@ llvm::Value* call_f32_avx512(llvm::IRBuilder<>& b, unsigned lanes, llvm::Intrins
   return b.CreateIntrinsic(lanes == 8 ? x256 : x128, {}, args);
 }
 
+// A private constant array in `module` (its name need not be unique: LLVM numbers repeats).
+// GCC 12 pairs GlobalVariable's inline operator new (User's, with an operand count) with its
+// operator delete in the constructor's cleanup and warns of a mismatch that LLVM's own classes
+// define (-Wmismatched-new-delete, only in some inlining contexts: the sanitizer build).
+llvm::GlobalVariable* constant_array(llvm::Module& module, llvm::ArrayType* type,
+                                     llvm::ArrayRef<llvm::Constant*> values, const char* name,
+                                     llvm::Align alignment) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+  auto* array = new llvm::GlobalVariable(module, type, true, llvm::GlobalValue::PrivateLinkage,
+                                         llvm::ConstantArray::get(type, values), name);
+#pragma GCC diagnostic pop
+  array->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  array->setAlignment(alignment);
+  return array;
+}
+
 }  // namespace
 
 void force_portable(bool forced) { portable_forced.store(forced, std::memory_order_relaxed); }
@@ -290,11 +307,7 @@ llvm::Value* MathBuilder::lookup(llvm::ArrayRef<double> table, llvm::Value* inde
   std::vector<llvm::Constant*> values;
   for (double value : table) values.push_back(llvm::ConstantFP::get(element, value));
   auto* array_type = llvm::ArrayType::get(element, size);
-  auto* array = new llvm::GlobalVariable(module_, array_type, true,
-                                         llvm::GlobalValue::PrivateLinkage,
-                                         llvm::ConstantArray::get(array_type, values), "tj_table");
-  array->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
-  array->setAlignment(llvm::Align(64));
+  auto* array = constant_array(module_, array_type, values, "tj_table", llvm::Align(64));
   llvm::Value* address = b.CreateGEP(element, array, b.CreateAnd(index, integer(size - 1)));
   const llvm::Align alignment(f32 ? 4 : 8);
   if (lanes_ == 1) return b.CreateAlignedLoad(element, address, alignment);
@@ -327,11 +340,8 @@ std::vector<llvm::Value*> MathBuilder::lookup_rows(llvm::ArrayRef<llvm::ArrayRef
     rows.push_back(llvm::ConstantVector::get(row));
   }
   auto* array_type = llvm::ArrayType::get(row_type, size);
-  auto* array = new llvm::GlobalVariable(module_, array_type, true, llvm::GlobalValue::PrivateLinkage,
-                                         llvm::ConstantArray::get(array_type, rows), "tj_rows");
-  array->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
   const llvm::Align row_alignment(width * element_bits / 8);
-  array->setAlignment(row_alignment);
+  auto* array = constant_array(module_, array_type, rows, "tj_rows", row_alignment);
   llvm::Value* entry = b.CreateAnd(index, integer(size - 1));
   // One register's lanes at a time: its rows, then each column as one shuffle of them.
   std::vector<std::vector<llvm::Value*>> column_pieces(columns.size());
