@@ -7,18 +7,19 @@
 #include <cstdint>
 
 #include "store_stage.hpp"
+#include "tile_prefetch.hpp"
 
 namespace tensorjit::kernels {
 namespace {
 
-template <class Kernel, class T>
+template <class Kernel, bool Prefetches, class T>
 [[gnu::always_inline]] inline void run_tile(std::int64_t k, const T* packed_a, const T* packed_b, T* c,
                                             std::int64_t ldc, int rows, int cols, bool accumulate,
-                                            const detail::TileStage<T>& stage) {
+                                            const detail::TileStage<T>& stage, const TilePrefetch& prefetch) {
   constexpr int MR = Kernel::mr;
   constexpr int NR = Kernel::nr;
   if (rows == MR && cols == NR) {
-    Kernel::run(k, packed_a, packed_b, c, ldc, accumulate, stage);
+    Kernel::template run<Prefetches>(k, packed_a, packed_b, c, ldc, accumulate, stage, prefetch);
     return;
   }
   alignas(64) T tile[MR * NR] = {};
@@ -26,7 +27,7 @@ template <class Kernel, class T>
     for (int r = 0; r < rows; ++r)
       for (int j = 0; j < cols; ++j) tile[r * NR + j] = c[r * ldc + j];
   }
-  Kernel::run(k, packed_a, packed_b, tile, NR, accumulate, {});
+  Kernel::template run<Prefetches>(k, packed_a, packed_b, tile, NR, accumulate, {}, prefetch);
   store_finished(c, ldc, tile, NR, rows, cols, stage);
 }
 

@@ -7,7 +7,8 @@
 //         pack A[ic:ic+MC, pc:pc+KC] into MR-high panels
 //         for jr in NC step NR                (2nd loop: one B micro-panel, reused by the whole 1st loop)
 //           for ir in MC step MR              (1st loop: the A micro-panels of the block)
-//             micro-kernel on the MR x NR tile (edge tiles through run_tile's temporary)
+//             micro-kernel on the MR x NR tile (edge tiles through run_tile's temporary); in the
+//             last KC block it also prefetches the tile's lines of the epilogue's reads
 //             after the last KC block: the store stage (in registers)
 //           after the last KC block, every packed_epilogue_panels() panels: the epilogue on those
 //           mc rows (from the epilogue's scratch instead of C when the hook consumes C and
@@ -82,8 +83,15 @@ void macro_kernel(const detail::RegionProblem<T>& problem, std::int64_t ic, std:
         if (scratch == nullptr)
           prefetch_next_tile<MR, NR>(problem, next_in_column ? row + MR : ic, next_in_column ? col : col + NR,
                                      ic + mc, jc + nc);
-        run_tile<Kernel>(kc, packed_a + ir * kc, b_panel, region + ir * region_ldc + (jr - jg), region_ldc, rows,
-                         cols, accumulate, last_block ? problem.stage.at_column(col) : no_stage);
+        T* const tile = region + ir * region_ldc + (jr - jg);
+        const detail::TileStage<T> stage = last_block ? problem.stage.at_column(col) : no_stage;
+        const TilePrefetch prefetch(problem.epilogue_reads, row, col, rows, cols);
+        if (finishing && problem.epilogue_reads.count > 0)
+          run_tile<Kernel, true>(kc, packed_a + ir * kc, b_panel, tile, region_ldc, rows, cols, accumulate, stage,
+                                 prefetch);
+        else
+          run_tile<Kernel, false>(kc, packed_a + ir * kc, b_panel, tile, region_ldc, rows, cols, accumulate, stage,
+                                  prefetch);
       }
     }
     if (finishing)

@@ -132,6 +132,14 @@ void run_task(const Plan<T>& plan, std::int64_t index) {
   region.stage.relu = stage.activation == Activation::relu;
   region.epilogue = args.epilogue;
   region.epilogue_context = args.epilogue_context;
+  for (int s = 0; s < args.epilogue_read_count; ++s) {
+    const EpilogueRead& read = args.epilogue_reads[s];
+    region.epilogue_reads.origin[s] =
+        static_cast<const char*>(read.data) + batch * read.batch_stride + row0 * read.row_stride + col0 * read.element_bytes;
+    region.epilogue_reads.row_stride[s] = read.row_stride;
+    region.epilogue_reads.element_bytes[s] = read.element_bytes;
+  }
+  region.epilogue_reads.count = args.epilogue_read_count;
   region.batch = batch;
   region.row0 = row0;
   region.col0 = col0;

@@ -24,6 +24,14 @@ struct TileStage {
   TileStage at_column(std::int64_t column) const { return {bias != nullptr ? bias + column : nullptr, relu}; }
 };
 
+// GemmArgs::epilogue_reads as one region sees them: each read's element at the region's (0, 0).
+struct RegionReads {
+  const char* origin[kMaxEpilogueReads] = {};
+  std::int64_t row_stride[kMaxEpilogueReads] = {};  // bytes
+  std::int64_t element_bytes[kMaxEpilogueReads] = {};
+  int count = 0;
+};
+
 // One rectangular region of one batch of C, computed whole (all of k) by one task.
 template <class T>
 struct RegionProblem {
@@ -43,6 +51,7 @@ struct RegionProblem {
   // GemmArgs::epilogue_consumes_c: where the regions the hook consumes are stored instead of C
   // (epilogue_scratch_elements(...) values, 64-byte aligned); null otherwise.
   T* epilogue_scratch = nullptr;
+  RegionReads epilogue_reads{};  // prefetched by the micro-kernels computing the last KC block
 };
 
 template <class T>

@@ -22,13 +22,16 @@
 //  - then acc[r][j] = fma(a[r,p], b[p,j], acc[r][j]) for p = 0, 1, ..., k-1 in that order, the
 //    store stage (store_stage.hpp; inactive except after the last KC block) is applied, and the
 //    tile is stored. This is exactly the reference chain, so blocking k in KC pieces that each
-//    continue from the stored partial changes no bit.
+//    continue from the stored partial changes no bit;
+//  - with Prefetches (the last KC block of a tile whose epilogue reads other operands), the tile's
+//    lines of those are prefetched during the k loop (tile_prefetch.hpp); no value changes.
 #pragma once
 
 #include <cstdint>
 
 #include "simd.hpp"
 #include "store_stage.hpp"
+#include "tile_prefetch.hpp"
 
 namespace tensorjit::kernels {
 namespace {
@@ -39,9 +42,12 @@ struct MicroKernel {
   static constexpr int mr = MR;
   static constexpr int nr = NV * lanes;
 
+  // Prefetches: whether to prefetch the tile's lines of the epilogue's reads (`prefetch`, unused
+  // otherwise) during the k loop.
+  template <bool Prefetches>
   [[gnu::noinline]] static void run(std::int64_t k, const T* __restrict packed_a, const T* __restrict packed_b,
                                     T* __restrict c, std::int64_t ldc, bool accumulate,
-                                    detail::TileStage<T> stage) {
+                                    detail::TileStage<T> stage, const TilePrefetch& prefetch) {
     V acc[MR][NV];
     if (accumulate) {
 #pragma GCC unroll 32
@@ -54,7 +60,9 @@ struct MicroKernel {
 #pragma GCC unroll 8
         for (int v = 0; v < NV; ++v) acc[r][v] = broadcast<V, T>(T(0));
     }
+    if constexpr (Prefetches) prefetch.before_loop(k);
     for (std::int64_t p = 0; p < k; ++p) {
+      if constexpr (Prefetches) prefetch.at_step(p);
       V b[NV];
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) b[v] = load_vector<V>(packed_b + v * lanes);

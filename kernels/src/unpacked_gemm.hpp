@@ -8,7 +8,8 @@
 //     B columns of a partial block: copied once into a zero-padded k x NR buffer
 //     for ir in m step MR               (row blocks; the last one split into 8, 4, 2, 1 rows;
 //                                        the first stores a contiguous copy of B's blocks for the others)
-//       for jr in the group step NR     (the unpacked kernel over all of k, the store stage in registers)
+//       for jr in the group step NR     (the unpacked kernel over all of k, the store stage in registers,
+//                                        prefetching the tile's lines of the epilogue's reads)
 //       the epilogue over the row of G tiles (stored in the epilogue's scratch instead of C when the
 //                                             hook consumes C)
 //
@@ -19,6 +20,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "kernel_family.hpp"
 #include "packing.hpp"
@@ -60,21 +62,31 @@ void unpacked_column_blocks(const detail::RegionProblem<T>& problem, std::int64_
     using Kernel = UnpackedKernel<T, V, ROWS, NV>;
     const T* a = problem.a + row * problem.a_row_stride;
     T* c_row = scratch != nullptr ? scratch : problem.c + row * ldc + col;
-    for (std::int64_t g = 0; g < blocks; ++g) {
-      T* c = c_row + g * width;
-      const T* b_block = b + g * b_block_stride;
-      const detail::TileStage<T> stage = problem.stage.at_column(col + g * width);
-      const int cols = g + 1 < blocks ? width : last_cols;
-      if (cols == width && b_copy != nullptr) {
-        Kernel::template run<true>(k, a, problem.a_row_stride, problem.a_col_stride, b_block, b_row_stride, c, ldc,
-                                   stage, b_copy + g * k * width);
-      } else if (cols == width) {
-        Kernel::run(k, a, problem.a_row_stride, problem.a_col_stride, b_block, b_row_stride, c, ldc, stage);
-      } else {
-        Kernel::run(k, a, problem.a_row_stride, problem.a_col_stride, b_block, b_row_stride, tile, width, {});
-        store_finished(c, ldc, tile, width, ROWS, cols, stage);
+    // The kernels of the blocks, instantiated with or without the epilogue's prefetches so that
+    // a product without them runs exactly the plain kernel.
+    auto blocks_of_row = [&](auto prefetches) {
+      constexpr bool Prefetches = decltype(prefetches)::value;
+      for (std::int64_t g = 0; g < blocks; ++g) {
+        T* c = c_row + g * width;
+        const T* b_block = b + g * b_block_stride;
+        const detail::TileStage<T> stage = problem.stage.at_column(col + g * width);
+        const int cols = g + 1 < blocks ? width : last_cols;
+        const TilePrefetch prefetch(problem.epilogue_reads, row, col + g * width, ROWS, cols);
+        if (cols == width && b_copy != nullptr) {
+          Kernel::template run<true, Prefetches>(k, a, problem.a_row_stride, problem.a_col_stride, b_block,
+                                                 b_row_stride, c, ldc, stage, prefetch, b_copy + g * k * width);
+        } else if (cols == width) {
+          Kernel::template run<false, Prefetches>(k, a, problem.a_row_stride, problem.a_col_stride, b_block,
+                                                  b_row_stride, c, ldc, stage, prefetch);
+        } else {
+          Kernel::template run<false, Prefetches>(k, a, problem.a_row_stride, problem.a_col_stride, b_block,
+                                                  b_row_stride, tile, width, {}, prefetch);
+          store_finished(c, ldc, tile, width, ROWS, cols, stage);
+        }
       }
-    }
+    };
+    if (problem.epilogue_reads.count > 0) blocks_of_row(std::true_type{});
+    else blocks_of_row(std::false_type{});
     if (b_copy != nullptr) {  // the other row blocks read the copy
       b = b_copy;
       b_row_stride = width;

@@ -7,13 +7,16 @@
 //  - A is read at a[r * a_row_stride + p * a_col_stride] (any strides);
 //  - B's rows are contiguous: b[p * b_row_stride + j] for j < NV * lanes, all readable;
 //  - c is a full tile, row stride ldc, column stride 1; the store stage (store_stage.hpp) is
-//    applied to the chains before they are stored.
+//    applied to the chains before they are stored;
+//  - with Prefetches, the tile's lines of the operands its epilogue reads are prefetched during
+//    the k loop (tile_prefetch.hpp); no value changes.
 #pragma once
 
 #include <cstdint>
 
 #include "simd.hpp"
 #include "store_stage.hpp"
+#include "tile_prefetch.hpp"
 
 namespace tensorjit::kernels {
 namespace {
@@ -23,10 +26,13 @@ struct UnpackedKernel {
   static constexpr int lanes = lanes_of<V, T>;
   static constexpr int columns = NV * lanes;
 
-  template <bool CopiesB = false>
+  // Prefetches: whether to prefetch the tile's lines of the epilogue's reads (`prefetch`, unused
+  // otherwise) during the k loop.
+  template <bool CopiesB, bool Prefetches>
   [[gnu::noinline]] static void run(std::int64_t k, const T* a, std::int64_t a_row_stride, std::int64_t a_col_stride,
                                     const T* b, std::int64_t b_row_stride, T* c, std::int64_t ldc,
-                                    detail::TileStage<T> stage, T* __restrict b_copy = nullptr) {
+                                    detail::TileStage<T> stage, const TilePrefetch& prefetch,
+                                    T* __restrict b_copy = nullptr) {
     V acc[ROWS][NV];
 #pragma GCC unroll 32
     for (int r = 0; r < ROWS; ++r)
@@ -38,7 +44,9 @@ struct UnpackedKernel {
     const T* group_row[groups];
 #pragma GCC unroll 16
     for (int g = 0; g < groups; ++g) group_row[g] = a + 3 * g * a_row_stride;
+    if constexpr (Prefetches) prefetch.before_loop(k);
     for (std::int64_t p = 0; p < k; ++p) {
+      if constexpr (Prefetches) prefetch.at_step(p);
       V b_row[NV];
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) b_row[v] = load_vector<V>(b + v * lanes);

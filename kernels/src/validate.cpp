@@ -26,6 +26,23 @@ void validate_arguments(const GemmArgs<T>& args, const char* function) {
   if (args.epilogue_consumes_c && args.epilogue == nullptr)
     fail(function, "epilogue_consumes_c is set without an epilogue: set the epilogue hook, or clear the flag so "
                    "that C is stored");
+  if (args.epilogue_read_count < 0 || args.epilogue_read_count > kMaxEpilogueReads)
+    fail(function, "epilogue_read_count is " + std::to_string(args.epilogue_read_count) + ": between 0 and " +
+                       std::to_string(kMaxEpilogueReads) + " operands can be prefetched for the epilogue");
+  if (args.epilogue_read_count > 0 && args.epilogue == nullptr)
+    fail(function, "epilogue_reads are given without an epilogue: set the epilogue hook that reads them, or pass "
+                   "no reads");
+  if (args.epilogue_read_count > 0 && args.epilogue_reads == nullptr)
+    fail(function, "epilogue_read_count is " + std::to_string(args.epilogue_read_count) +
+                       " but epilogue_reads is null");
+  for (int s = 0; s < args.epilogue_read_count; ++s) {
+    const EpilogueRead& read = args.epilogue_reads[s];
+    if (read.data == nullptr) fail(function, "epilogue read " + std::to_string(s) + " has a null data pointer");
+    if (read.element_bytes <= 0)
+      fail(function, "epilogue read " + std::to_string(s) + " has element_bytes " +
+                         std::to_string(read.element_bytes) + ": give the size of one element (its columns are "
+                         "contiguous)");
+  }
   if (args.batch == 0 || args.m == 0 || args.n == 0) return;
   if (args.c.data == nullptr) fail(function, "C is null for a non-empty product (" + shape() + ")");
   if (args.k > 0 && (args.a.data == nullptr || args.b.data == nullptr))

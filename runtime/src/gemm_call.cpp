@@ -56,6 +56,10 @@ void run_gemm(const ir::Value& a, const ir::Value& b, const ir::Value& c, const 
     args.b = {b_base + b_offset, b.layout.strides[r - 2], b.layout.strides[r - 1], r > 2 ? b.layout.strides[r - 3] : 0};
     args.c = {c_base + c_offset, c.layout.strides[r - 2], r > 2 ? c.layout.strides[r - 3] : 0};
     if (epilogue.begin_outer) epilogue.begin_outer(epilogue.context, o);
+    if (epilogue.reads != nullptr) {
+      args.epilogue_reads = epilogue.reads->data();
+      args.epilogue_read_count = static_cast<int>(epilogue.reads->size());
+    }
     kernels::gemm(args, options);
   }
 }

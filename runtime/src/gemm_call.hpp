@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include <tensorjit/ir/node.hpp>
 #include <tensorjit/kernels/gemm.hpp>
@@ -17,7 +18,9 @@ namespace tensorjit::detail {
 // The store stage (kernels::StoreStage), applied before `function`: a bias along C's columns at
 // `column_bias`, read through `column_bias_strides` (one per axis of C; the row stride is 0 and the
 // column stride 1), then the activation. `consumes_c`: `function` writes every result itself and
-// C's values are only its input (kernels::GemmArgs::epilogue_consumes_c).
+// C's values are only its input (kernels::GemmArgs::epilogue_consumes_c). `reads`: operands
+// `function` reads along with each region, for the GEMM to prefetch
+// (kernels::GemmArgs::epilogue_reads); read after each begin_outer, which may move them.
 template <typename T> struct GemmEpilogue {
   kernels::Epilogue<T> function = nullptr;
   void* context = nullptr;
@@ -26,6 +29,7 @@ template <typename T> struct GemmEpilogue {
   ir::Strides column_bias_strides;
   kernels::Activation activation = kernels::Activation::none;
   bool consumes_c = false;
+  const std::vector<kernels::EpilogueRead>* reads = nullptr;
 };
 
 // C = A·B for values of rank >= 2 whose batch axes are already broadcast to C's (by strides; zero

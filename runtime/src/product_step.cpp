@@ -36,6 +36,7 @@ struct TileOperand {
   char* base = nullptr;
   std::vector<std::int64_t> outer_strides;  // bytes, one per axis before the GEMM's batch axis
   std::int64_t batch_stride = 0, row_stride = 0, column_stride = 0;  // bytes
+  std::int64_t element_bytes = 0;
   char* outer_base = nullptr;
 };
 
@@ -48,6 +49,7 @@ TileOperand tile_operand(char* base, const ir::Strides& strides, std::size_t ite
   if (rank > 2) operand.batch_stride = strides[rank - 3] * bytes;
   operand.row_stride = strides[rank - 2] * bytes;
   operand.column_stride = strides[rank - 1] * bytes;
+  operand.element_bytes = bytes;
   return operand;
 }
 
@@ -62,7 +64,22 @@ struct EpilogueContext {
   ir::Shape outer_shape;                  // the axes before the GEMM's batch axis
   std::vector<TileOperand> leaves;
   std::vector<TileOperand> outputs;
+  // The leaves the kernel reads a row at a time (row stride not 0, contiguous columns: a
+  // residual, not a bias), up to kernels::kMaxEpilogueReads of them, for the GEMM to prefetch
+  // (kernels::GemmArgs::epilogue_reads); kept at the current outer index by begin_outer.
+  std::vector<kernels::EpilogueRead> reads;
 };
+
+// The leaves worth a prefetch by the GEMM, at their current outer index.
+std::vector<kernels::EpilogueRead> epilogue_reads(const std::vector<TileOperand>& leaves) {
+  std::vector<kernels::EpilogueRead> reads;
+  for (const TileOperand& leaf : leaves) {
+    if (reads.size() == kernels::kMaxEpilogueReads) break;
+    if (leaf.row_stride == 0 || leaf.column_stride != leaf.element_bytes) continue;
+    reads.push_back({leaf.outer_base, leaf.row_stride, leaf.batch_stride, leaf.element_bytes});
+  }
+  return reads;
+}
 
 void begin_outer(void* context, std::int64_t outer) {
   auto& e = *static_cast<EpilogueContext*>(context);
@@ -76,6 +93,7 @@ void begin_outer(void* context, std::int64_t outer) {
   };
   for (auto& leaf : e.leaves) move(leaf);
   for (auto& output : e.outputs) move(output);
+  e.reads = epilogue_reads(e.leaves);
 }
 
 // The kernels::Epilogue<T> trampoline: one loop-kernel call over the tile. Arrays stay on the
@@ -132,6 +150,7 @@ void run_product(const PreparedProduct& prepared, const ir::Value& a, const ir::
   hook.context = &context;
   hook.begin_outer = &begin_outer;
   hook.consumes_c = prepared.consumes_c;
+  hook.reads = &context.reads;
   run_gemm<T>(a, b, c, hook);
 }
 

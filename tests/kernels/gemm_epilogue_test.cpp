@@ -56,9 +56,30 @@ struct CountingEpilogue {
 };
 
 // Returns the most columns one epilogue call covered.
+// Operands an epilogue would read along with C (GemmArgs::epilogue_reads), for the kernels to
+// prefetch: one a row longer than C's and starting one element into its buffer (rows across line
+// boundaries), one with its rows in reverse order (negative row stride), one of doubles.
+struct Reads {
+  std::vector<float> residual;
+  std::vector<float> reversed;
+  std::vector<double> wide;
+  std::vector<tk::EpilogueRead> list;
+
+  Reads(std::int64_t m, std::int64_t n, std::int64_t batch) {
+    const std::int64_t row = n + 5;
+    residual.assign(static_cast<std::size_t>(batch * m * row + 1), 1.0f);
+    reversed.assign(static_cast<std::size_t>(batch * m * n), 2.0f);
+    wide.assign(static_cast<std::size_t>(batch * m * n), 3.0);
+    const std::int64_t f = sizeof(float), d = sizeof(double);
+    list.push_back({residual.data() + 1, row * f, m * row * f, f});
+    list.push_back({reversed.data() + (m - 1) * n, -n * f, m * n * f, f});
+    list.push_back({wide.data(), n * d, m * n * d, d});
+  }
+};
+
 template <class T>
 std::int64_t check_epilogue(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch, const tk::GemmOptions& options,
-                            bool consumes = false) {
+                            bool consumes = false, bool with_reads = false) {
   std::mt19937 random(7);
   Operand<T> a = make_operand<T>(m, k, batch, Layout::row_major, 1, random);
   Operand<T> b = make_operand<T>(k, n, batch, Layout::column_major, 0, random);
@@ -92,6 +113,11 @@ std::int64_t check_epilogue(std::int64_t m, std::int64_t n, std::int64_t k, std:
   args.epilogue = &CountingEpilogue<T>::call;
   args.epilogue_context = &epilogue;
   args.epilogue_consumes_c = consumes;
+  const Reads reads(m, n, batch);
+  if (with_reads) {
+    args.epilogue_reads = reads.list.data();
+    args.epilogue_read_count = static_cast<int>(reads.list.size());
+  }
   tk::gemm(args, options);
   if (consumes) {
     CHECK(epilogue.c_untouched);
@@ -114,35 +140,43 @@ std::int64_t check_epilogue(std::int64_t m, std::int64_t n, std::int64_t k, std:
 }
 
 // Both contracts: the hook sees C itself, or (consuming C) a scratch copy while C keeps what it held.
+// With the epilogue's reads given the kernels prefetch them, and nothing else may change: the same
+// checks hold on the same shapes (edge tiles, k == 0, k above KC, batches, threads).
 TEST_CASE_TEMPLATE("the epilogue sees every element exactly once, with its final value", T, float, double) {
   int two_threads = 2;
-  for (bool consumes : {false, true})
-    for (int bits : all_widths) {
-      tk::GemmOptions options;
-      options.vector_bits = bits;
-      CAPTURE(bits);
-      CAPTURE(consumes);
-      check_epilogue<T>(1, 1, 1, 1, options, consumes);
-      check_epilogue<T>(29, 37, 0, 2, options, consumes);
-      check_epilogue<T>(31, 67, 23, 2, options, consumes);
-      check_epilogue<T>(5, 3, 40, 1, options, consumes);
-      check_epilogue<T>(43, 2 * 16 * 32 + 19, 13, 1, options, consumes);  // several groups of column blocks
-      options.allow_unpacked_path = false;
-      check_epilogue<T>(47, 101, 29, 2, options, consumes);
-      options.kc = 10;
-      options.mc = 1;
-      options.nc = 1;
-      check_epilogue<T>(45, 70, 25, 1, options, consumes);
-      check_epilogue<T>(29, 37, 0, 2, options, consumes);
-      options.allow_unpacked_path = true;
-      options.parallel_for = parallel_for_with(two_threads);
-      options.minimum_parallel_work = 0;
-      check_epilogue<T>(97, 83, 41, 3, options, consumes);
-      options.allow_unpacked_path = false;
-      check_epilogue<T>(61, 5, 100, 2, options, consumes);
-      options.kc = 0;
-      check_epilogue<T>(61, 5, 100, 2, options, consumes);
-    }
+  for (bool with_reads : {false, true})
+    for (bool consumes : {false, true})
+      for (int bits : all_widths) {
+        tk::GemmOptions options;
+        options.vector_bits = bits;
+        CAPTURE(bits);
+        CAPTURE(consumes);
+        CAPTURE(with_reads);
+        auto check = [&](std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) {
+          return check_epilogue<T>(m, n, k, batch, options, consumes, with_reads);
+        };
+        check(1, 1, 1, 1);
+        check(29, 37, 0, 2);
+        check(31, 67, 23, 2);
+        check(5, 3, 40, 1);
+        check(43, 2 * 16 * 32 + 19, 13, 1);  // several groups of column blocks
+        check(17, 64, 3, 1);                 // k below the rows a k loop prefetches
+        options.allow_unpacked_path = false;
+        check(47, 101, 29, 2);
+        options.kc = 10;
+        options.mc = 1;
+        options.nc = 1;
+        check(45, 70, 25, 1);
+        check(29, 37, 0, 2);
+        options.allow_unpacked_path = true;
+        options.parallel_for = parallel_for_with(two_threads);
+        options.minimum_parallel_work = 0;
+        check(97, 83, 41, 3);
+        options.allow_unpacked_path = false;
+        check(61, 5, 100, 2);
+        options.kc = 0;
+        check(61, 5, 100, 2);
+      }
 }
 
 // The packed path calls the epilogue once per group of micro-panels of a block, not per micro-tile

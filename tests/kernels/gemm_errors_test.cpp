@@ -52,6 +52,33 @@ TEST_CASE("invalid arguments throw std::invalid_argument and write nothing") {
   CHECK_THROWS_WITH_AS(tk::gemm(consumed_without_hook), doctest::Contains("epilogue_consumes_c"),
                        std::invalid_argument);
 
+  // The epilogue's reads: at most kMaxEpilogueReads, with a hook, non-null, with an element size.
+  void (*hook)(void*, float*, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t) =
+      [](void*, float*, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t) {};
+  std::vector<tk::EpilogueRead> reads(tk::kMaxEpilogueReads + 1, {product.a.data(), 12, 0, 4});
+  auto with_reads = [&](int count) {
+    tk::GemmArgs<float> args = product.args();
+    args.epilogue = hook;
+    args.epilogue_reads = reads.data();
+    args.epilogue_read_count = count;
+    return args;
+  };
+  CHECK_THROWS_WITH_AS(tk::gemm(with_reads(tk::kMaxEpilogueReads + 1)), doctest::Contains("epilogue_read_count"),
+                       std::invalid_argument);
+  CHECK_THROWS_AS(tk::gemm(with_reads(-1)), std::invalid_argument);
+  tk::GemmArgs<float> reads_without_hook = with_reads(1);
+  reads_without_hook.epilogue = nullptr;
+  CHECK_THROWS_WITH_AS(tk::gemm(reads_without_hook), doctest::Contains("without an epilogue"), std::invalid_argument);
+  tk::GemmArgs<float> null_list = with_reads(1);
+  null_list.epilogue_reads = nullptr;
+  CHECK_THROWS_WITH_AS(tk::gemm(null_list), doctest::Contains("epilogue_reads is null"), std::invalid_argument);
+  reads[1].data = nullptr;
+  CHECK_THROWS_WITH_AS(tk::gemm(with_reads(2)), doctest::Contains("read 1 has a null data"), std::invalid_argument);
+  reads[1].data = product.b.data();
+  reads[2].element_bytes = 0;
+  CHECK_THROWS_WITH_AS(tk::gemm(with_reads(3)), doctest::Contains("element_bytes"), std::invalid_argument);
+  CHECK_THROWS_AS(tk::reference_gemm(with_reads(3)), std::invalid_argument);
+
   tk::GemmOptions bad_width;
   bad_width.vector_bits = 384;
   CHECK_THROWS_WITH_AS(tk::gemm(product.args(), bad_width), doctest::Contains("vector_bits"), std::invalid_argument);

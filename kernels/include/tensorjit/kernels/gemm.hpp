@@ -121,6 +121,17 @@ struct GemmOptions {
   bool allow_unpacked_path = true;
 };
 
+// An operand the epilogue hook reads along with C's region (a residual, say): its element (i, j) of
+// batch b is at data + b * batch_stride + i * row_stride + j * element_bytes, strides in bytes, any
+// sign; its columns are contiguous.
+struct EpilogueRead {
+  const void* data = nullptr;
+  std::int64_t row_stride = 0;
+  std::int64_t batch_stride = 0;
+  std::int64_t element_bytes = 0;  // > 0
+};
+inline constexpr int kMaxEpilogueReads = 4;
+
 // One (batched) product: C[b] = A[b]·B[b] for b in [0, batch), A[b] m×k, B[b] k×n, C[b] m×n.
 template <class T>
 struct GemmArgs {
@@ -142,6 +153,14 @@ struct GemmArgs {
   // the product when the hook got C itself, and what it held before when it got the scratch.
   // Requires an epilogue.
   bool epilogue_consumes_c = false;
+  // Up to kMaxEpilogueReads operands the hook reads over each region, elements (row, col) of the
+  // region's (row, col) in C. While a micro-kernel computes a tile's last KC block it prefetches
+  // the tile's lines of each into L1, one row every fourth k step (rows the k loop does not reach
+  // first), so the hook finds them in cache instead of waiting on memory a row at a time. Only a
+  // hint: no bit of any result depends on it, and an address outside the operand is never read
+  // (a prefetch does not fault). Requires an epilogue.
+  const EpilogueRead* epilogue_reads = nullptr;
+  int epilogue_read_count = 0;
 };
 
 void gemm(const GemmArgs<float>& args, const GemmOptions& options = {});
