@@ -46,8 +46,14 @@ LoopPlan make_loop_plan(const LoopKernelSpec& spec) {
       << "loop kernel: " << spec.inputs.size() << " inputs but " << spec.access.size()
       << " access classes";
 
+  TJ_INTERNAL_CHECK(spec.fetched_by_caller.empty() || spec.fetched_by_caller.size() == spec.inputs.size())
+      << "loop kernel: " << spec.inputs.size() << " inputs but " << spec.fetched_by_caller.size()
+      << " fetched-by-caller flags";
+
   LoopPlan plan;
   plan.access = spec.access;
+  plan.fetched_by_caller = spec.fetched_by_caller;
+  plan.fetched_by_caller.resize(spec.inputs.size(), false);
   plan.form = spec.form;
   plan.streaming_stores = spec.streaming_stores;
   std::unordered_map<const ir::Node*, int> input_positions;
@@ -93,6 +99,7 @@ std::string loop_plan_text(const LoopPlan& plan) {
   for (std::size_t k = 0; k < plan.input_dtypes.size(); ++k) {
     text << " in" << k << ":" << dtype_name(plan.input_dtypes[k]) << ":"
          << access_name(plan.access[k]);
+    if (plan.fetched_by_caller[k]) text << ":fetched";
   }
   text << ";";
   for (std::size_t n = 0; n < plan.nodes.size(); ++n) {

@@ -27,11 +27,12 @@ struct LoopPlan {
   std::vector<InnerAccess> access;    // one per LoopKernelSpec input
   LoopForm form = LoopForm::flat;     // LoopKernelSpec::form
   bool streaming_stores = false;      // LoopKernelSpec::streaming_stores
+  std::vector<bool> fetched_by_caller;  // one per input (LoopKernelSpec::fetched_by_caller)
 };
 
 // Flattens `spec`. Throws InternalError when the spec breaks loop_kernel.hpp's contract: an op
-// that is not elementwise, an input leaf missing from spec.inputs, an access list of the wrong
-// length, a kernel without outputs.
+// that is not elementwise, an input leaf missing from spec.inputs, an access or fetched-by-caller
+// list of the wrong length, a kernel without outputs.
 LoopPlan make_loop_plan(const LoopKernelSpec& spec);
 
 // The plan as text: the structural key of loop_kernel_key, readable in logs and dumps.

@@ -84,6 +84,10 @@ struct PreparedProduct {
   codegen::KernelHandle kernel;
   std::vector<ir::NodePtr> leaves;          // what the epilogue reads besides the product
   std::vector<ir::Strides> leaf_strides;    // each leaf's strides over the product's shape
+  // The leaves the GEMM prefetches while it computes each region (kernels::GemmArgs::epilogue_reads),
+  // by index in `leaves`: those whose rows the kernel reads (row stride not 0, contiguous columns),
+  // at most kernels::kMaxEpilogueReads. The kernel does not prefetch them itself.
+  std::vector<std::size_t> prefetched_leaves;
   std::vector<ir::NodePtr> outputs;         // the epilogue's outputs (the step's, less the product)
   int in_place_output = -1;                 // the output written over C, or -1
   std::vector<std::int64_t> input_strides;   // (1 + leaves) x codegen::kMaxLoopRank

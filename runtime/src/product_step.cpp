@@ -64,22 +64,10 @@ struct EpilogueContext {
   ir::Shape outer_shape;                  // the axes before the GEMM's batch axis
   std::vector<TileOperand> leaves;
   std::vector<TileOperand> outputs;
-  // The leaves the kernel reads a row at a time (row stride not 0, contiguous columns: a
-  // residual, not a bias), up to kernels::kMaxEpilogueReads of them, for the GEMM to prefetch
-  // (kernels::GemmArgs::epilogue_reads); kept at the current outer index by begin_outer.
+  // PreparedProduct::prefetched_leaves at the current outer index (begin_outer), for the GEMM to
+  // prefetch (kernels::GemmArgs::epilogue_reads).
   std::vector<kernels::EpilogueRead> reads;
 };
-
-// The leaves worth a prefetch by the GEMM, at their current outer index.
-std::vector<kernels::EpilogueRead> epilogue_reads(const std::vector<TileOperand>& leaves) {
-  std::vector<kernels::EpilogueRead> reads;
-  for (const TileOperand& leaf : leaves) {
-    if (reads.size() == kernels::kMaxEpilogueReads) break;
-    if (leaf.row_stride == 0 || leaf.column_stride != leaf.element_bytes) continue;
-    reads.push_back({leaf.outer_base, leaf.row_stride, leaf.batch_stride, leaf.element_bytes});
-  }
-  return reads;
-}
 
 void begin_outer(void* context, std::int64_t outer) {
   auto& e = *static_cast<EpilogueContext*>(context);
@@ -93,7 +81,11 @@ void begin_outer(void* context, std::int64_t outer) {
   };
   for (auto& leaf : e.leaves) move(leaf);
   for (auto& output : e.outputs) move(output);
-  e.reads = epilogue_reads(e.leaves);
+  e.reads.clear();
+  for (std::size_t k : e.prepared->prefetched_leaves) {
+    const TileOperand& leaf = e.leaves[k];
+    e.reads.push_back({leaf.outer_base, leaf.row_stride, leaf.batch_stride, leaf.element_bytes});
+  }
 }
 
 // The kernels::Epilogue<T> trampoline: one loop-kernel call over the tile. Arrays stay on the
@@ -278,6 +270,16 @@ std::shared_ptr<const PreparedProduct> prepare_product_step(const ir::Step& step
   for (const auto& out : prepared->outputs) output_bytes += static_cast<std::size_t>(out->numel()) * itemsize(out->dtype());
   spec.streaming_stores = config().streams(output_bytes);
   prepared->consumes_c = spec.streaming_stores && !product_is_output;
+  // The tile is in cache (just stored), and so are the leaves the GEMM prefetches.
+  spec.fetched_by_caller.assign(spec.inputs.size(), false);
+  spec.fetched_by_caller[0] = true;
+  for (std::size_t k = 0; k < prepared->leaves.size(); ++k) {
+    const ir::Strides& strides = prepared->leaf_strides[k];
+    if (prepared->prefetched_leaves.size() == kernels::kMaxEpilogueReads) break;
+    if (strides[rank - 2] == 0 || strides[rank - 1] != 1) continue;
+    prepared->prefetched_leaves.push_back(k);
+    spec.fetched_by_caller[k + 1] = true;
+  }
   prepared->input_strides.assign(tile_strides.size() * codegen::kMaxLoopRank, 0);
   for (std::size_t k = 0; k < tile_strides.size(); ++k) {
     prepared->input_strides[k * codegen::kMaxLoopRank] = tile_strides[k][0];

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <random>
+#include <tensorjit/error.hpp>
 #include <vector>
 
 #include "codegen_test_support.hpp"
@@ -35,7 +36,9 @@ struct Tile {
 
 // relu(c + bias) * row_scale - transposed, and the same cast to f64: a tile of C (row stride
 // `ldc`), a bias along columns, a scale along rows and a transposed residual.
-void check_tile(codegen::Jit& jit, Tile tile, bool in_place) {
+// With `fetched`, C and the bias are marked fetched by the caller (LoopKernelSpec::fetched_by_caller):
+// the kernel then does not prefetch them, and nothing else may change.
+void check_tile(codegen::Jit& jit, Tile tile, bool in_place, bool fetched) {
   const std::int64_t rows = tile.rows, columns = tile.columns, ldc = columns + 3;
   const ir::Shape shape{rows, columns};
   auto c = random_input(shape, {ldc, 1}, 0, std::max<std::int64_t>(1, rows * ldc), 1);
@@ -52,6 +55,7 @@ void check_tile(codegen::Jit& jit, Tile tile, bool in_place) {
   spec.inputs = {c, bias, row_scale, transposed};
   spec.access = {codegen::InnerAccess::contiguous, codegen::InnerAccess::contiguous,
                  codegen::InnerAccess::broadcast, codegen::InnerAccess::strided};
+  if (fetched) spec.fetched_by_caller = {true, true, false, false};
   const auto expected = ir::interpret(spec.expression);
 
   // Output 0 over C itself or in a padded buffer of its own; output 1 with row stride columns + 1.
@@ -101,15 +105,17 @@ TEST_CASE("loop kernels of the tile form: strided outputs, in place, every row l
     codegen::Jit jit(codegen::testing::options_with_width(bits));
     for (Tile tile : {Tile{1, 1}, Tile{3, 5}, Tile{14, 32}, Tile{6, 16}, Tile{4, 7}, Tile{2, 67}, Tile{5, 129},
                       Tile{9, 64}}) {
-      for (bool in_place : {false, true}) {
-        INFO(bits << " bits, " << tile.rows << " x " << tile.columns << (in_place ? ", in place" : ""));
-        check_tile(jit, tile, in_place);
-      }
+      for (bool in_place : {false, true})
+        for (bool fetched : {false, true}) {
+          INFO(bits << " bits, " << tile.rows << " x " << tile.columns << (in_place ? ", in place" : "")
+                    << (fetched ? ", inputs fetched by the caller" : ""));
+          check_tile(jit, tile, in_place, fetched);
+        }
     }
   }
 }
 
-TEST_CASE("loop kernels of the tile form: an empty tile writes nothing, and the form is in the key") {
+TEST_CASE("loop kernels of the tile form: an empty tile writes nothing; the form and the fetched inputs are in the key") {
   codegen::Jit jit;
   auto x = random_input({2, 3}, {3, 1}, 0, 6, 5);
   codegen::LoopKernelSpec spec;
@@ -118,7 +124,15 @@ TEST_CASE("loop kernels of the tile form: an empty tile writes nothing, and the 
   spec.access = {codegen::InnerAccess::contiguous};
   const std::string flat_key = codegen::loop_kernel_key(spec);
   spec.form = codegen::LoopForm::tile;
-  CHECK(codegen::loop_kernel_key(spec) != flat_key);
+  const std::string tile_key = codegen::loop_kernel_key(spec);
+  CHECK(tile_key != flat_key);
+  spec.fetched_by_caller = {true};
+  CHECK(codegen::loop_kernel_key(spec) != tile_key);
+  spec.fetched_by_caller = {false};
+  CHECK(codegen::loop_kernel_key(spec) == tile_key);
+  spec.fetched_by_caller = {false, true};
+  CHECK_THROWS_AS(codegen::loop_kernel_key(spec), tensorjit::InternalError);
+  spec.fetched_by_caller.clear();
 
   float output = 1.5f;
   void* outputs[] = {&output};
