@@ -46,9 +46,11 @@ LoopPlan make_loop_plan(const LoopKernelSpec& spec) {
       << "loop kernel: " << spec.inputs.size() << " inputs but " << spec.access.size()
       << " access classes";
 
-  TJ_INTERNAL_CHECK(spec.fetched_by_caller.empty() || spec.fetched_by_caller.size() == spec.inputs.size())
-      << "loop kernel: " << spec.inputs.size() << " inputs but " << spec.fetched_by_caller.size()
-      << " fetched-by-caller flags";
+  TJ_INTERNAL_CHECK(spec.fetched_by_caller.empty() ||
+                    (spec.form == LoopForm::tile && spec.fetched_by_caller.size() == spec.inputs.size()))
+      << "loop kernel: " << spec.fetched_by_caller.size() << " fetched-by-caller flags for "
+      << spec.inputs.size() << " inputs of a " << (spec.form == LoopForm::tile ? "tile" : "flat")
+      << " kernel (only tile kernels take them, one per input)";
 
   LoopPlan plan;
   plan.access = spec.access;

@@ -31,8 +31,8 @@ struct LoopPlan {
 };
 
 // Flattens `spec`. Throws InternalError when the spec breaks loop_kernel.hpp's contract: an op
-// that is not elementwise, an input leaf missing from spec.inputs, an access or fetched-by-caller
-// list of the wrong length, a kernel without outputs.
+// that is not elementwise, an input leaf missing from spec.inputs, an access list of the wrong
+// length, fetched-by-caller flags of the wrong length or on a flat kernel, a kernel without outputs.
 LoopPlan make_loop_plan(const LoopKernelSpec& spec);
 
 // The plan as text: the structural key of loop_kernel_key, readable in logs and dumps.

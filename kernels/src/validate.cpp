@@ -37,7 +37,10 @@ void validate_arguments(const GemmArgs<T>& args, const char* function) {
                        " but epilogue_reads is null");
   for (int s = 0; s < args.epilogue_read_count; ++s) {
     const EpilogueRead& read = args.epilogue_reads[s];
-    if (read.data == nullptr) fail(function, "epilogue read " + std::to_string(s) + " has a null data pointer");
+    if (read.data == nullptr)
+      fail(function, "epilogue read " + std::to_string(s) +
+                         " has a null data pointer: point it at the operand's element (0, 0) of batch 0, or leave "
+                         "the operand out");
     if (read.element_bytes <= 0)
       fail(function, "epilogue read " + std::to_string(s) + " has element_bytes " +
                          std::to_string(read.element_bytes) + ": give the size of one element (its columns are "

@@ -36,7 +36,6 @@ struct TileOperand {
   char* base = nullptr;
   std::vector<std::int64_t> outer_strides;  // bytes, one per axis before the GEMM's batch axis
   std::int64_t batch_stride = 0, row_stride = 0, column_stride = 0;  // bytes
-  std::int64_t element_bytes = 0;
   char* outer_base = nullptr;
 };
 
@@ -49,7 +48,6 @@ TileOperand tile_operand(char* base, const ir::Strides& strides, std::size_t ite
   if (rank > 2) operand.batch_stride = strides[rank - 3] * bytes;
   operand.row_stride = strides[rank - 2] * bytes;
   operand.column_stride = strides[rank - 1] * bytes;
-  operand.element_bytes = bytes;
   return operand;
 }
 
@@ -83,8 +81,8 @@ void begin_outer(void* context, std::int64_t outer) {
   for (auto& output : e.outputs) move(output);
   e.reads.clear();
   for (std::size_t k : e.prepared->prefetched_leaves) {
-    const TileOperand& leaf = e.leaves[k];
-    e.reads.push_back({leaf.outer_base, leaf.row_stride, leaf.batch_stride, leaf.element_bytes});
+    const TileOperand& leaf = e.leaves[k];  // contiguous columns: the column stride is the element's size
+    e.reads.push_back({leaf.outer_base, leaf.row_stride, leaf.batch_stride, leaf.column_stride});
   }
 }
 
@@ -270,15 +268,19 @@ std::shared_ptr<const PreparedProduct> prepare_product_step(const ir::Step& step
   for (const auto& out : prepared->outputs) output_bytes += static_cast<std::size_t>(out->numel()) * itemsize(out->dtype());
   spec.streaming_stores = config().streams(output_bytes);
   prepared->consumes_c = spec.streaming_stores && !product_is_output;
-  // The tile is in cache (just stored), and so are the leaves the GEMM prefetches.
+  // The tile is in cache (just stored by the micro-kernels), and so are the leaves the GEMM
+  // prefetches while it computes them. With k == 0 no micro-kernel runs: C is zeroed and the hook
+  // gets whole regions of it, so the kernel prefetches everything itself.
   spec.fetched_by_caller.assign(spec.inputs.size(), false);
-  spec.fetched_by_caller[0] = true;
-  for (std::size_t k = 0; k < prepared->leaves.size(); ++k) {
-    const ir::Strides& strides = prepared->leaf_strides[k];
-    if (prepared->prefetched_leaves.size() == kernels::kMaxEpilogueReads) break;
-    if (strides[rank - 2] == 0 || strides[rank - 1] != 1) continue;
-    prepared->prefetched_leaves.push_back(k);
-    spec.fetched_by_caller[k + 1] = true;
+  if (matmul->input(0)->shape()[rank - 1] > 0) {
+    spec.fetched_by_caller[0] = true;
+    for (std::size_t k = 0;
+         k < prepared->leaves.size() && prepared->prefetched_leaves.size() < kernels::kMaxEpilogueReads; ++k) {
+      const bool rows_read = prepared->leaf_strides[k][rank - 2] != 0;
+      if (!rows_read || spec.access[k + 1] != codegen::InnerAccess::contiguous) continue;
+      prepared->prefetched_leaves.push_back(k);
+      spec.fetched_by_caller[k + 1] = true;
+    }
   }
   prepared->input_strides.assign(tile_strides.size() * codegen::kMaxLoopRank, 0);
   for (std::size_t k = 0; k < tile_strides.size(); ++k) {

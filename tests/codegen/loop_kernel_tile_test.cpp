@@ -15,6 +15,8 @@
 namespace codegen = tensorjit::codegen;
 namespace ir = tensorjit::ir;
 using codegen::testing::contiguous_bytes;
+using codegen::testing::read_text;
+using codegen::testing::ScratchDirectory;
 using tensorjit::DType;
 
 namespace {
@@ -152,4 +154,33 @@ TEST_CASE("loop kernels of the tile form: an empty tile writes nothing; the form
     function(&args, 0, 0);
     CHECK(output == 1.5f);
   }
+}
+
+// A tile kernel prefetches the rows of each contiguous input itself (a prefetch loop per input
+// in each row), except those its caller fetches: here the tile and a residual, leaving the third
+// input's loop alone.
+TEST_CASE("loop kernels of the tile form: no prefetch of the inputs the caller fetches") {
+  ScratchDirectory directory("tile-prefetch");
+  codegen::Jit jit;
+  auto tile = random_input({4, 64}, {64, 1}, 0, 256, 6);
+  auto residual = random_input({4, 64}, {64, 1}, 0, 256, 7);
+  auto other = random_input({4, 64}, {64, 1}, 0, 256, 8);
+  codegen::LoopKernelSpec spec;
+  spec.form = codegen::LoopForm::tile;
+  spec.expression.outputs = {ir::make_binary(ir::Op::add, ir::make_binary(ir::Op::add, tile, residual), other)};
+  spec.inputs = {tile, residual, other};
+  spec.access.assign(3, codegen::InnerAccess::contiguous);
+  auto prefetch_loops = [&](const std::string& name) {
+    const codegen::DumpRequest dump{directory.path() / name, "kernel"};
+    codegen::compile_loop_kernel(jit, spec, &dump);
+    const std::string text = read_text(dump.folder / "kernel.ll");
+    std::size_t count = 0;
+    for (std::size_t at = text.find("call void @llvm.prefetch"); at != std::string::npos;
+         at = text.find("call void @llvm.prefetch", at + 1))
+      ++count;
+    return count;
+  };
+  CHECK(prefetch_loops("all") == 3);
+  spec.fetched_by_caller = {true, true, false};
+  CHECK(prefetch_loops("fetched") == 1);
 }

@@ -55,10 +55,10 @@ struct CountingEpilogue {
   }
 };
 
-// Returns the most columns one epilogue call covered.
 // Operands an epilogue would read along with C (GemmArgs::epilogue_reads), for the kernels to
-// prefetch: one a row longer than C's and starting one element into its buffer (rows across line
-// boundaries), one with its rows in reverse order (negative row stride), one of doubles.
+// prefetch: one whose rows are 5 elements longer than C's and start one element into its buffer
+// (rows across line boundaries), one with its rows in reverse order (negative row stride), one of
+// doubles.
 struct Reads {
   std::vector<float> residual;
   std::vector<float> reversed;
@@ -77,6 +77,7 @@ struct Reads {
   }
 };
 
+// Returns the most columns one epilogue call covered.
 template <class T>
 std::int64_t check_epilogue(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch, const tk::GemmOptions& options,
                             bool consumes = false, bool with_reads = false) {

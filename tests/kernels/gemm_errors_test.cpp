@@ -53,8 +53,8 @@ TEST_CASE("invalid arguments throw std::invalid_argument and write nothing") {
                        std::invalid_argument);
 
   // The epilogue's reads: at most kMaxEpilogueReads, with a hook, non-null, with an element size.
-  void (*hook)(void*, float*, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t) =
-      [](void*, float*, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t) {};
+  const tk::Epilogue<float> hook = [](void*, float*, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                                      std::int64_t, std::int64_t) {};
   std::vector<tk::EpilogueRead> reads(tk::kMaxEpilogueReads + 1, {product.a.data(), 12, 0, 4});
   auto with_reads = [&](int count) {
     tk::GemmArgs<float> args = product.args();

@@ -92,15 +92,17 @@ struct LoopKernelSpec {
   // fence, so the outputs are visible to whichever thread synchronises with the caller afterwards.
   // The same bits as without.
   bool streaming_stores = false;
-  // Tile form: one flag per input (or empty: none) for the inputs whose rows the caller brings
-  // into cache before the call: a product epilogue's tile, which the GEMM has just stored, and the
-  // leaves the GEMM prefetches while it computes the region (kernels::GemmArgs::epilogue_reads).
-  // The kernel prefetches every other contiguous input's rows a few rows ahead, and not these.
+  // Tile form only: one flag per input (or empty: none) for the inputs whose rows the caller
+  // brings into cache before the call: a product epilogue's tile, which the GEMM has just stored,
+  // and the leaves the GEMM prefetches while it computes the region
+  // (kernels::GemmArgs::epilogue_reads). The kernel prefetches every other contiguous input's rows
+  // a few rows ahead, and not these. The same bits either way; part of the key.
   std::vector<bool> fetched_by_caller{};
 };
 
 // The structural key: ops, dtypes, constants (bitwise), the wiring of the DAG, input order and
-// access classes. No sizes, strides or buffer identities.
+// access classes, the form, streaming stores and the inputs fetched by the caller. No sizes,
+// strides or buffer identities.
 std::string loop_kernel_key(const LoopKernelSpec& spec);
 
 // Compiles (or finds in the Jit's caches) the kernel; the handle's address is a LoopFunction.

@@ -153,12 +153,12 @@ struct GemmArgs {
   // the product when the hook got C itself, and what it held before when it got the scratch.
   // Requires an epilogue.
   bool epilogue_consumes_c = false;
-  // Up to kMaxEpilogueReads operands the hook reads over each region, elements (row, col) of the
-  // region's (row, col) in C. While a micro-kernel computes a tile's last KC block it prefetches
-  // the tile's lines of each into L1, one row every fourth k step (rows the k loop does not reach
-  // first), so the hook finds them in cache instead of waiting on memory a row at a time. Only a
-  // hint: no bit of any result depends on it, and an address outside the operand is never read
-  // (a prefetch does not fault). Requires an epilogue.
+  // Up to kMaxEpilogueReads operands the hook reads along with each region: element (i, j) of an
+  // operand goes with element (i, j) of C. While a micro-kernel computes a tile's last KC block it
+  // prefetches the tile's lines of each into L1, one row every fourth k step (rows beyond
+  // ceil(k / 4) before the loop), so the hook finds them in cache instead of waiting on memory a
+  // row at a time. Only a hint: no bit of any result depends on it, and nothing is read (a
+  // prefetch does not fault). Requires an epilogue.
   const EpilogueRead* epilogue_reads = nullptr;
   int epilogue_read_count = 0;
 };
