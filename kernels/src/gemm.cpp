@@ -134,8 +134,8 @@ void run_task(const Plan<T>& plan, std::int64_t index) {
   region.epilogue_context = args.epilogue_context;
   for (int s = 0; s < args.epilogue_read_count; ++s) {
     const EpilogueRead& read = args.epilogue_reads[s];
-    region.epilogue_reads.origin[s] =
-        static_cast<const char*>(read.data) + batch * read.batch_stride + row0 * read.row_stride + col0 * read.element_bytes;
+    region.epilogue_reads.origin[s] = static_cast<const char*>(read.data) + batch * read.batch_stride +
+                                      row0 * read.row_stride + col0 * read.element_bytes;
     region.epilogue_reads.row_stride[s] = read.row_stride;
     region.epilogue_reads.element_bytes[s] = read.element_bytes;
   }

@@ -117,7 +117,7 @@ TEST_CASE("loop kernels of the tile form: strided outputs, in place, every row l
   }
 }
 
-TEST_CASE("loop kernels of the tile form: an empty tile writes nothing; the form and the fetched inputs are in the key") {
+TEST_CASE("loop kernels of the tile form: an empty tile writes nothing; the form and fetched inputs are in the key") {
   codegen::Jit jit;
   auto x = random_input({2, 3}, {3, 1}, 0, 6, 5);
   codegen::LoopKernelSpec spec;

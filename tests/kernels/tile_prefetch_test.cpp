@@ -39,7 +39,8 @@ struct Operands {
   }
 };
 
-LineCounts expected_lines(const tk::detail::RegionReads& reads, std::int64_t row, std::int64_t col, int rows, int cols) {
+LineCounts expected_lines(const tk::detail::RegionReads& reads, std::int64_t row, std::int64_t col, int rows,
+                          int cols) {
   LineCounts lines;
   for (int s = 0; s < reads.count; ++s)
     for (int r = 0; r < rows; ++r) {
