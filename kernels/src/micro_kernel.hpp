@@ -1,6 +1,7 @@
 // The micro-kernel: C_tile (MR x NR) = [C_tile +] packed_A_panel · packed_B_panel over k steps,
-// and nothing else. Packing, blocking, edge tiles, threads and the epilogue belong to the
-// framework (five_loops.hpp); this is the only code whose speed is the speed of the GEMM.
+// and, when asked, the prefetch of the epilogue's reads, which only pays spread over its k loop.
+// Packing, blocking, edge tiles, threads and the epilogue belong to the framework
+// (five_loops.hpp); this is the only code whose speed is the speed of the GEMM.
 //
 // Packed layout (k steps run down the page; every panel is zero padded to full MR or NR):
 //
