@@ -14,40 +14,13 @@
 // a group holds at most kMaxGroupNodes ops so that no graph makes one compile take long.
 #pragma once
 
-#include <string>
-#include <string_view>
-#include <vector>
-
 #include <tensorjit/ir/graph.hpp>
+#include <tensorjit/ir/plan.hpp>
 
 namespace tensorjit::ir {
 
 inline constexpr std::size_t kMaxGroupNodes = 192;
 
-struct Step {
-  enum class Kind { loop, single, reduce, product, row };
-  Kind kind = Kind::loop;
-  // loop: the group's ops, inputs first; single: the one node; reduce: the producer ops, the one
-  // reduction, then the consumer ops (each part in topological order); product
-  // (fuse_epilogues.hpp): the matmul, then its epilogue's ops.
-  std::vector<NodePtr> nodes;
-  std::vector<NodePtr> outputs;  // the values this step writes
-  std::vector<std::string> reasons;  // one per output: why it is materialised
-  // row (fuse_rows.hpp): the reduce and loop steps it runs on each chunk of rows, in order; its
-  // nodes are theirs, its outputs the values written to whole buffers.
-  std::vector<Step> parts = {};  // "= {}": aggregates that leave it out then raise no warning
-};
-
-struct Plan {
-  Graph graph;              // the graph the steps compute (after fold_views)
-  std::vector<Step> steps;  // in an order that respects every dependency
-};
-
 Plan fuse(const Graph& folded);
-
-std::string_view step_kind_name(Step::Kind kind);
-
-// The plan as text: which node went into which step, and why each value is materialised.
-std::string print_plan(const Plan& plan);
 
 }  // namespace tensorjit::ir

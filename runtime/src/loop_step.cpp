@@ -2,8 +2,6 @@
 // input through its own strides and writing each output once, contiguously.
 #include <algorithm>
 #include <cstdlib>
-#include <unordered_map>
-#include <unordered_set>
 
 #include <tensorjit/codegen/loop_kernel.hpp>
 #include <tensorjit/ir/check.hpp>
@@ -12,14 +10,12 @@
 #include "runtime/src/config.hpp"
 #include "runtime/src/jit_instance.hpp"
 #include "runtime/src/operand_layout.hpp"
-#include "runtime/src/plan_runner.hpp"
+#include "runtime/src/loop_step.hpp"
+#include "runtime/src/step_expression.hpp"
 #include "runtime/src/thread_pool.hpp"
 
 namespace tensorjit::detail {
 namespace {
-
-// Below this many elements per thread a kernel runs on the caller: waking the pool costs more.
-constexpr std::int64_t kMinElementsPerTask = 1 << 15;
 
 // Streaming stores. A flat kernel whose outputs together take TENSORJIT_STREAMING_MB (default
 // 16 MiB: half the 32 MiB last-level cache of this machine's cores, which the data they are
@@ -115,34 +111,20 @@ void launch_tiles(const PreparedLoop& prepared, const std::vector<const void*>& 
 
 std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, const ValueTable& values,
                                                      const StepDump& dump) {
-  std::unordered_set<const ir::Node*> inside;
-  for (const auto& n : step.nodes) inside.insert(n.get());
   auto prepared = std::make_shared<PreparedLoop>();
   prepared->domain = step.nodes.front()->shape();
 
   // Leaves read from memory become the kernel's inputs; constants stay in its expression.
-  std::unordered_map<const ir::Node*, ir::NodePtr> rebuilt;
   codegen::LoopKernelSpec spec;
   std::vector<ir::Strides> operand_strides;
-  for (const auto& node : step.nodes)
-    for (const auto& in : node->inputs()) {
-      if (inside.count(in.get()) || rebuilt.count(in.get())) continue;
-      if (in->op() == ir::Op::constant) {
-        rebuilt[in.get()] = in;
-        continue;
-      }
-      ir::Value value = values.resolve(in);
-      rebuilt[in.get()] = ir::make_input(value.buffer, value.dtype, value.layout);
-      spec.inputs.push_back(rebuilt[in.get()]);
-      prepared->leaves.push_back(in);
-      operand_strides.push_back(value.layout.strides);
-    }
-  for (const auto& node : step.nodes) {
-    std::vector<ir::NodePtr> inputs;
-    for (const auto& in : node->inputs()) inputs.push_back(rebuilt.at(in.get()));
-    rebuilt[node.get()] = node->with_inputs(std::move(inputs));
-  }
-  for (const auto& out : step.outputs) spec.expression.outputs.push_back(rebuilt.at(out.get()));
+  ExpressionRebuilder expression(step.nodes, [&](const ir::NodePtr& read) {
+    ir::Value value = values.resolve(read);
+    spec.inputs.push_back(ir::make_input(value.buffer, value.dtype, value.layout));
+    prepared->leaves.push_back(read);
+    operand_strides.push_back(value.layout.strides);
+    return spec.inputs.back();
+  });
+  for (const auto& out : step.outputs) spec.expression.outputs.push_back(expression.rebuild(out));
 
   MergedAxes collapsed = merge_axes(prepared->domain, operand_strides);
   TJ_INTERNAL_CHECK(collapsed.shape.size() <= static_cast<std::size_t>(codegen::kMaxLoopRank))
@@ -174,7 +156,8 @@ std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, cons
   return prepared;
 }
 
-void launch_loop_step(const PreparedLoop& prepared, const ir::Step& step, ValueTable& values) {
+void PreparedLoop::launch(const ir::Step& step, ValueTable& values, const StepDump&) const {
+  const PreparedLoop& prepared = *this;
   std::int64_t numel = 1;
   for (auto e : prepared.domain) numel *= e;
   // The plan fixes every layout; only the buffers change from one run to the next.

@@ -12,10 +12,10 @@
 // unfused composition bit for bit. A bias along the rows and/or relu alone are applied by the
 // GEMM itself to its accumulators before the store (kernels::StoreStage), with the same IEEE
 // operations as the loop kernel: no kernel call per tile, and C is not reloaded.
+#include "runtime/src/product_step.hpp"
+
 #include <algorithm>
 #include <array>
-#include <unordered_map>
-#include <unordered_set>
 
 #include <tensorjit/codegen/loop_kernel.hpp>
 #include <tensorjit/ir/check.hpp>
@@ -24,7 +24,7 @@
 #include "runtime/src/gemm_call.hpp"
 #include "runtime/src/jit_instance.hpp"
 #include "runtime/src/operand_layout.hpp"
-#include "runtime/src/plan_runner.hpp"
+#include "runtime/src/step_expression.hpp"
 
 namespace tensorjit::detail {
 namespace {
@@ -204,43 +204,27 @@ std::shared_ptr<const PreparedProduct> prepare_product_step(const ir::Step& step
   TJ_INTERNAL_CHECK(rank >= 2 && is_floating(matmul->dtype()))
       << "product step: " << dtype_name(matmul->dtype()) << " matmul " << ir::shape_str(shape);
   auto prepared = std::make_shared<PreparedProduct>();
-  std::unordered_set<const ir::Node*> inside(step.nodes.size());
-  for (std::size_t n = 1; n < step.nodes.size(); ++n) inside.insert(step.nodes[n].get());
-
-  // Input 0 is the product's tile; every other leaf read from memory follows, in first-use
-  // order; constants stay in the expression.
+  // Input 0 is the product's tile; every other leaf read from memory follows, in the order the
+  // expression first reads it; constants stay in the expression.
   codegen::LoopKernelSpec spec;
   spec.form = codegen::LoopForm::tile;
-  std::unordered_map<const ir::Node*, ir::NodePtr> rebuilt;
   // The product's leaf only gives the kernel its dtype: a placeholder over no memory.
   const std::size_t product_bytes = static_cast<std::size_t>(matmul->numel()) * itemsize(matmul->dtype());
   auto placeholder = ir::Buffer::wrap(nullptr, product_bytes, {});
-  rebuilt[matmul.get()] =
-      ir::make_input(std::move(placeholder), matmul->dtype(), ir::Layout::contiguous(shape));
-  spec.inputs.push_back(rebuilt[matmul.get()]);
+  spec.inputs.push_back(ir::make_input(std::move(placeholder), matmul->dtype(), ir::Layout::contiguous(shape)));
   spec.access.push_back(codegen::InnerAccess::contiguous);
   std::vector<ir::Strides> tile_strides{{shape[rank - 1], 1}};
-  for (std::size_t n = 1; n < step.nodes.size(); ++n)
-    for (const auto& in : step.nodes[n]->inputs()) {
-      if (inside.count(in.get()) || rebuilt.count(in.get())) continue;
-      if (in->op() == ir::Op::constant) {
-        rebuilt[in.get()] = in;
-        continue;
-      }
-      ir::Value value = values.resolve(in);
-      rebuilt[in.get()] = ir::make_input(value.buffer, value.dtype, value.layout);
-      spec.inputs.push_back(rebuilt[in.get()]);
-      const ir::Strides& strides = value.layout.strides;
-      spec.access.push_back(classify_inner_stride(strides[rank - 1]));
-      tile_strides.push_back({strides[rank - 2], strides[rank - 1]});
-      prepared->leaves.push_back(in);
-      prepared->leaf_strides.push_back(strides);
-    }
-  for (std::size_t n = 1; n < step.nodes.size(); ++n) {
-    std::vector<ir::NodePtr> inputs;
-    for (const auto& in : step.nodes[n]->inputs()) inputs.push_back(rebuilt.at(in.get()));
-    rebuilt[step.nodes[n].get()] = step.nodes[n]->with_inputs(std::move(inputs));
-  }
+  ExpressionRebuilder expression(step.nodes.begin() + 1, step.nodes.end(), [&](const ir::NodePtr& read) {
+    ir::Value value = values.resolve(read);
+    spec.inputs.push_back(ir::make_input(value.buffer, value.dtype, value.layout));
+    const ir::Strides& strides = value.layout.strides;
+    spec.access.push_back(classify_inner_stride(strides[rank - 1]));
+    tile_strides.push_back({strides[rank - 2], strides[rank - 1]});
+    prepared->leaves.push_back(read);
+    prepared->leaf_strides.push_back(strides);
+    return spec.inputs.back();
+  });
+  expression.alias(matmul.get(), spec.inputs.front());
   bool product_is_output = false;
   for (const auto& out : step.outputs) {
     if (out == matmul) {
@@ -250,7 +234,7 @@ std::shared_ptr<const PreparedProduct> prepare_product_step(const ir::Step& step
     // C is overwritten in place by the first output of the product's dtype, unless the product
     // itself is an output.
     prepared->outputs.push_back(out);
-    spec.expression.outputs.push_back(rebuilt.at(out.get()));
+    spec.expression.outputs.push_back(expression.rebuild(out));
   }
   for (std::size_t j = 0; j < prepared->outputs.size() && !product_is_output; ++j)
     if (prepared->outputs[j]->dtype() == matmul->dtype()) {
@@ -298,7 +282,8 @@ std::shared_ptr<const PreparedProduct> prepare_product_step(const ir::Step& step
   return prepared;
 }
 
-void launch_product_step(const PreparedProduct& prepared, const ir::Step& step, ValueTable& values) {
+void PreparedProduct::launch(const ir::Step& step, ValueTable& values, const StepDump&) const {
+  const PreparedProduct& prepared = *this;
   const ir::NodePtr& matmul = step.nodes.front();
   const ir::Shape& shape = matmul->shape();
   const auto numel = static_cast<std::size_t>(matmul->numel());
@@ -313,10 +298,8 @@ void launch_product_step(const PreparedProduct& prepared, const ir::Step& step, 
   if (shape.size() > 3) context.outer_shape.assign(shape.begin(), shape.end() - 3);
   for (std::size_t k = 0; k < prepared.leaves.size(); ++k) {
     ir::Value value = values.resolve(prepared.leaves[k]);
-    const std::size_t size = itemsize(value.dtype);
-    char* base =
-        static_cast<char*>(value.buffer->data()) + value.layout.offset * static_cast<std::int64_t>(size);
-    context.leaves.push_back(tile_operand(base, prepared.leaf_strides[k], size));
+    char* base = const_cast<char*>(element_pointer(value));
+    context.leaves.push_back(tile_operand(base, prepared.leaf_strides[k], itemsize(value.dtype)));
   }
   const ir::Strides contiguous = ir::Layout::contiguous(shape).strides;
   for (std::size_t j = 0; j < prepared.outputs.size(); ++j) {

@@ -3,9 +3,9 @@
 // reduced axes, each merged where every operand allows; the work is split across the pool by whole
 // outputs or, for a few large outputs, by whole blocks of the strict order, so the bits never
 // depend on the thread count.
+#include "runtime/src/reduce_step.hpp"
+
 #include <algorithm>
-#include <unordered_map>
-#include <unordered_set>
 
 #include <tensorjit/codegen/reduce_kernel.hpp>
 #include <tensorjit/ir/check.hpp>
@@ -13,56 +13,28 @@
 
 #include "runtime/src/jit_instance.hpp"
 #include "runtime/src/operand_layout.hpp"
-#include "runtime/src/plan_runner.hpp"
+#include "runtime/src/step_expression.hpp"
 #include "runtime/src/thread_pool.hpp"
 
 namespace tensorjit::detail {
 namespace {
 
-// Below this many elements per task a kernel runs on the caller: waking the pool costs more.
-constexpr std::int64_t kMinElementsPerTask = 1 << 15;
-
-// An expression's leaves read from memory become `input` nodes over their values; constants stay.
-class LeafBinder {
- public:
-  explicit LeafBinder(const ValueTable& values) : values_(values) {}
-  // The node rebuilt over bound leaves; `inside` are the expression's own ops.
-  ir::NodePtr rebuild(const ir::NodePtr& node, const std::unordered_set<const ir::Node*>& inside) {
-    if (auto found = rebuilt_.find(node.get()); found != rebuilt_.end()) return found->second;
-    ir::NodePtr result;
-    if (!inside.count(node.get())) {
-      if (node->op() == ir::Op::constant) {
-        result = node;
-      } else {
-        ir::Value value = values_.resolve(node);
-        result = ir::make_input(value.buffer, value.dtype, value.layout);
-        leaves.push_back(result);
-        sources.push_back(node);
-        arguments.push_back(std::move(value));
-      }
-    } else {
-      std::vector<ir::NodePtr> inputs;
-      for (const auto& in : node->inputs()) inputs.push_back(rebuild(in, inside));
-      result = node->with_inputs(std::move(inputs));
-    }
-    rebuilt_[node.get()] = result;
-    return result;
-  }
-  void alias(const ir::Node* node, ir::NodePtr leaf) { rebuilt_[node] = std::move(leaf); }
-
-  std::vector<ir::NodePtr> leaves;   // in argument order
+// An expression's leaves read from memory become `input` nodes over their values, in argument order.
+struct BoundLeaves {
+  std::vector<ir::NodePtr> leaves;   // the kernel's inputs
   std::vector<ir::NodePtr> sources;  // the nodes they stand for
   std::vector<ir::Value> arguments;  // their values
 
- private:
-  const ValueTable& values_;
-  std::unordered_map<const ir::Node*, ir::NodePtr> rebuilt_;
+  ExpressionRebuilder::LeafFor binder(const ValueTable& values) {
+    return [this, &values](const ir::NodePtr& read) {
+      ir::Value value = values.resolve(read);
+      leaves.push_back(ir::make_input(value.buffer, value.dtype, value.layout));
+      sources.push_back(read);
+      arguments.push_back(std::move(value));
+      return leaves.back();
+    };
+  }
 };
-
-const char* element_pointer(const ir::Value& value) {
-  return static_cast<const char*>(value.buffer->data()) +
-         value.layout.offset * static_cast<std::int64_t>(itemsize(value.dtype));
-}
 
 }  // namespace
 
@@ -82,19 +54,17 @@ std::shared_ptr<const PreparedReduce> prepare_reduce_step(const ir::Step& step,
 
   codegen::ReduceKernelSpec spec;
   spec.op = reduction->op();
-  std::unordered_set<const ir::Node*> producers, consumers;
-  for (auto it = step.nodes.begin(); it != reduction_at; ++it) producers.insert(it->get());
-  for (auto it = reduction_at + 1; it != step.nodes.end(); ++it) consumers.insert(it->get());
-  LeafBinder producer_leaves(values);
-  spec.producer.outputs.push_back(producer_leaves.rebuild(reduction->input(0), producers));
+  BoundLeaves producer_leaves;
+  ExpressionRebuilder producer(step.nodes.begin(), reduction_at, producer_leaves.binder(values));
+  spec.producer.outputs.push_back(producer.rebuild(reduction->input(0)));
   spec.producer_inputs = producer_leaves.leaves;
 
-  LeafBinder consumer_leaves(values);
+  BoundLeaves consumer_leaves;
+  ExpressionRebuilder consumer(reduction_at + 1, step.nodes.end(), consumer_leaves.binder(values));
   spec.result =
       ir::make_input(nullptr, reduction->dtype(), ir::Layout::contiguous(reduction->shape()));
-  consumer_leaves.alias(reduction.get(), spec.result);
-  for (const auto& out : step.outputs)
-    spec.consumer.outputs.push_back(consumer_leaves.rebuild(out, consumers));
+  consumer.alias(reduction.get(), spec.result);
+  for (const auto& out : step.outputs) spec.consumer.outputs.push_back(consumer.rebuild(out));
   spec.consumer_inputs = consumer_leaves.leaves;
 
   // Strides over kept and reduced axes. A consumer input lives on the result's shape, which with
@@ -175,7 +145,8 @@ std::shared_ptr<const PreparedReduce> prepare_reduce_step(const ir::Step& step,
   return prepared;
 }
 
-void launch_reduce_step(const PreparedReduce& prepared, const ir::Step& step, ValueTable& values) {
+void PreparedReduce::launch(const ir::Step& step, ValueTable& values, const StepDump&) const {
+  const PreparedReduce& prepared = *this;
   const std::int64_t output_count = prepared.output_count;
   std::vector<void*> output_pointers;
   for (const auto& out : step.outputs) {

@@ -4,9 +4,10 @@
 // reduced trailing axes) must each merge into one axis for every operand; when they do not, the
 // step runs part by part on chunks of rows instead (row_step.cpp). Rows are split across the pool;
 // each row's bits do not depend on the split.
+#include "runtime/src/row_kernel_step.hpp"
+
 #include <algorithm>
 #include <unordered_map>
-#include <unordered_set>
 
 #include <tensorjit/codegen/row_kernel.hpp>
 #include <tensorjit/ir/check.hpp>
@@ -14,14 +15,12 @@
 #include "runtime/src/config.hpp"
 #include "runtime/src/jit_instance.hpp"
 #include "runtime/src/operand_layout.hpp"
-#include "runtime/src/plan_runner.hpp"
+#include "runtime/src/row_step.hpp"
+#include "runtime/src/step_expression.hpp"
 #include "runtime/src/thread_pool.hpp"
 
 namespace tensorjit::detail {
 namespace {
-
-// Below this many elements per task a kernel runs on the caller: waking the pool costs more.
-constexpr std::int64_t kMinElementsPerTask = 1 << 15;
 
 using codegen::RowValue;
 using codegen::RowValueKind;
@@ -63,16 +62,14 @@ class RowSpecBuilder {
     std::vector<ir::NodePtr> inputs;
     std::vector<int> reads;
     std::unordered_map<int, ir::NodePtr> by_value;
-    std::unordered_map<const ir::Node*, ir::NodePtr> rebuilt;
   };
 
   bool add_loop(const ir::Step& part) {
-    std::unordered_set<const ir::Node*> inside;
-    for (const auto& node : part.nodes) inside.insert(node.get());
     codegen::RowPhase phase;
     Leaves leaves;
+    ExpressionRebuilder expression(part.nodes, leaf_for(leaves, false));
     for (const auto& out : part.outputs) {
-      ir::NodePtr rebuilt = rebuild(out, inside, leaves, false);
+      ir::NodePtr rebuilt = expression.rebuild(out);
       if (!rebuilt) return false;
       phase.expression.outputs.push_back(rebuilt);
     }
@@ -103,21 +100,20 @@ class RowSpecBuilder {
     codegen::RowPhase phase;
     phase.reduce = true;
     phase.op = reduction->op();
-    std::unordered_set<const ir::Node*> producers, consumers;
-    for (auto it = part.nodes.begin(); it != reduction_at; ++it) producers.insert(it->get());
-    for (auto it = reduction_at + 1; it != part.nodes.end(); ++it) consumers.insert(it->get());
     Leaves producer;
-    ir::NodePtr produced = rebuild(reduction->input(0), producers, producer, false);
+    ExpressionRebuilder producer_expression(part.nodes.begin(), reduction_at, leaf_for(producer, false));
+    ir::NodePtr produced = producer_expression.rebuild(reduction->input(0));
     if (!produced) return false;
     phase.expression.outputs.push_back(produced);
     phase.inputs = producer.inputs;
     phase.reads = producer.reads;
 
     Leaves consumer;
+    ExpressionRebuilder consumer_expression(reduction_at + 1, part.nodes.end(), leaf_for(consumer, true));
     phase.result = ir::make_input(nullptr, reduction->dtype(), ir::Layout::contiguous(reduction->shape()));
-    consumer.rebuilt[reduction.get()] = phase.result;
+    consumer_expression.alias(reduction.get(), phase.result);
     for (const auto& out : part.outputs) {
-      ir::NodePtr rebuilt = rebuild(out, consumers, consumer, true);
+      ir::NodePtr rebuilt = consumer_expression.rebuild(out);
       if (!rebuilt) return false;
       phase.consumer.outputs.push_back(rebuilt);
     }
@@ -208,34 +204,21 @@ class RowSpecBuilder {
     return static_cast<int>(spec.values.size()) - 1;
   }
 
-  // `node` rebuilt over leaves; null when a leaf's layout does not fit the kernel. `per_row`: the
-  // expression runs once per row (a consumer), its memory leaves live on the reduction's result.
-  ir::NodePtr rebuild(const ir::NodePtr& node, const std::unordered_set<const ir::Node*>& inside,
-                      Leaves& leaves, bool per_row) {
-    if (auto found = leaves.rebuilt.find(node.get()); found != leaves.rebuilt.end()) return found->second;
-    ir::NodePtr result;
-    if (inside.count(node.get())) {
-      std::vector<ir::NodePtr> inputs;
-      for (const auto& in : node->inputs()) {
-        inputs.push_back(rebuild(in, inside, leaves, per_row));
-        if (!inputs.back()) return nullptr;
-      }
-      result = node->with_inputs(std::move(inputs));
-    } else if (node->op() == ir::Op::constant) {
-      result = node;
-    } else {
-      const int v = value_of(node, per_row);
+  // The leaf a read becomes: one per value read; null when a leaf's layout does not fit the
+  // kernel. `per_row`: the expression runs once per row (a consumer), its memory leaves live on
+  // the reduction's result.
+  ExpressionRebuilder::LeafFor leaf_for(Leaves& leaves, bool per_row) {
+    return [this, &leaves, per_row](const ir::NodePtr& read) -> ir::NodePtr {
+      const int v = value_of(read, per_row);
       if (v < 0) return nullptr;
       auto& leaf = leaves.by_value[v];
       if (!leaf) {
-        leaf = ir::make_input(nullptr, node->dtype(), ir::Layout::contiguous(node->shape()));
+        leaf = ir::make_input(nullptr, read->dtype(), ir::Layout::contiguous(read->shape()));
         leaves.inputs.push_back(leaf);
         leaves.reads.push_back(v);
       }
-      result = leaf;
-    }
-    leaves.rebuilt[node.get()] = result;
-    return result;
+      return leaf;
+    };
   }
 
   // The value a leaf reads: one the step computed, or memory (-1 when its layout does not fit).
@@ -290,11 +273,6 @@ class RowSpecBuilder {
   std::unordered_map<const ir::Node*, int> memory_[2];
 };
 
-const char* element_pointer(const ir::Value& value) {
-  return static_cast<const char*>(value.buffer->data()) +
-         value.layout.offset * static_cast<std::int64_t>(itemsize(value.dtype));
-}
-
 }  // namespace
 
 std::shared_ptr<const PreparedRow> prepare_row_kernel_step(const ir::Step& step, const ValueTable& values,
@@ -308,7 +286,12 @@ std::shared_ptr<const PreparedRow> prepare_row_kernel_step(const ir::Step& step,
   return prepared;
 }
 
-void launch_row_kernel_step(const PreparedRow& prepared, const ir::Step& step, ValueTable& values) {
+void PreparedRow::launch(const ir::Step& step, ValueTable& values, const StepDump& dump) const {
+  if (!kernel) {
+    run_row_step(step, values, dump);
+    return;
+  }
+  const PreparedRow& prepared = *this;
   // Every element of every output is written by the kernel (per-row values once per row, whole
   // rows in their phase), so a recycled buffer needs no clearing.
   std::vector<void*> output_pointers;

@@ -5,6 +5,8 @@
 // the rows that only the step reads live in a per-chunk scratch buffer; per-row values and values
 // someone else reads are written to whole buffers. Chunks are spread over the pool; each part
 // gives the same bits on any split of its rows, so the step does too.
+#include "runtime/src/row_step.hpp"
+
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
@@ -13,7 +15,8 @@
 #include <tensorjit/codegen/reduce_kernel.hpp>
 #include <tensorjit/ir/check.hpp>
 
-#include "runtime/src/plan_runner.hpp"
+#include "runtime/src/loop_step.hpp"
+#include "runtime/src/reduce_step.hpp"
 #include "runtime/src/thread_pool.hpp"
 
 namespace tensorjit::detail {
@@ -27,11 +30,6 @@ struct PreparedPart {
   std::shared_ptr<const PreparedLoop> loop;
   std::shared_ptr<const PreparedReduce> reduce;
 };
-
-const char* element_pointer(const ir::Value& value) {
-  return static_cast<const char*>(value.buffer->data()) +
-         value.layout.offset * static_cast<std::int64_t>(itemsize(value.dtype));
-}
 
 }  // namespace
 

@@ -1,13 +1,14 @@
 // A single step: one node materialised by itself. Floating matmuls run on the packed GEMM of
 // kernels/; everything else (reductions, integer matmuls, iota, a constant output) runs on the
 // reference interpreter until its issue gives it a kernel.
+#include "runtime/src/single_step.hpp"
+
 #include <algorithm>
 
 #include <tensorjit/ir/check.hpp>
 #include <tensorjit/ir/interpreter.hpp>
 
 #include "runtime/src/gemm_call.hpp"
-#include "runtime/src/plan_runner.hpp"
 
 namespace tensorjit::detail {
 namespace {
@@ -15,8 +16,6 @@ namespace {
 bool runs_on_gemm(const ir::Node& node) {
   return node.op() == ir::Op::matmul && is_floating(node.dtype());
 }
-
-}  // namespace
 
 void run_single_step(const ir::Step& step, ValueTable& values) {
   const ir::NodePtr& node = step.nodes.front();
@@ -50,6 +49,18 @@ void run_single_step(const ir::Step& step, ValueTable& values) {
   }
   ir::Graph one{{node->with_inputs(std::move(inputs))}};
   values.put(node.get(), ir::interpret(one).front());
+}
+
+struct PreparedSingle final : PreparedStep {
+  void launch(const ir::Step& step, ValueTable& values, const StepDump&) const override {
+    run_single_step(step, values);
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const PreparedStep> prepare_single_step(const ir::Step&, const ValueTable&, const StepDump&) {
+  return std::make_shared<PreparedSingle>();
 }
 
 }  // namespace tensorjit::detail

@@ -15,4 +15,7 @@ void parallel_for(std::int64_t n_tasks, const std::function<void(std::int64_t)>&
 // How many tasks run at once (TENSORJIT_THREADS).
 int pool_threads();
 
+// Below this many elements per task a kernel runs on the caller: waking the pool costs more.
+inline constexpr std::int64_t kMinElementsPerTask = 1 << 15;
+
 }  // namespace tensorjit::detail

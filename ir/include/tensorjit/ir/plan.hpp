@@ -1,0 +1,42 @@
+// A fused plan: the steps that compute a graph, in an order that respects every dependency.
+// ir/passes/fuse.hpp makes one (ir::plan_graph runs the whole pipeline); the runtime runs it.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <tensorjit/ir/graph.hpp>
+
+namespace tensorjit::ir {
+
+struct Step {
+  // What kind of kernel computes the step. The runtime's table of step kinds
+  // (runtime/src/step_kind.cpp) has a row for each, in this order.
+  enum class Kind { loop, single, reduce, product, row };
+  Kind kind = Kind::loop;
+  // loop: the group's ops, inputs first; single: the one node; reduce: the producer ops, the one
+  // reduction, then the consumer ops (each part in topological order); product
+  // (fuse_epilogues.hpp): the matmul, then its epilogue's ops.
+  std::vector<NodePtr> nodes;
+  std::vector<NodePtr> outputs;  // the values this step writes
+  std::vector<std::string> reasons;  // one per output: why it is materialised
+  // row (fuse_rows.hpp): the reduce and loop steps it runs on each chunk of rows, in order; its
+  // nodes are theirs, its outputs the values written to whole buffers.
+  std::vector<Step> parts = {};  // "= {}": aggregates that leave it out then raise no warning
+};
+
+inline constexpr std::size_t kStepKindCount = static_cast<std::size_t>(Step::Kind::row) + 1;
+
+struct Plan {
+  Graph graph;              // the graph the steps compute (after fold_views)
+  std::vector<Step> steps;  // in an order that respects every dependency
+};
+
+std::string_view step_kind_name(Step::Kind kind);
+
+// The plan as text: which node went into which step, and why each value is materialised.
+std::string print_plan(const Plan& plan);
+
+}  // namespace tensorjit::ir

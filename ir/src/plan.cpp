@@ -1,0 +1,58 @@
+#include <tensorjit/ir/plan.hpp>
+
+#include <array>
+#include <fmt/format.h>
+#include <unordered_map>
+
+#include <tensorjit/ir/graph.hpp>
+
+namespace tensorjit::ir {
+namespace {
+
+constexpr std::array<std::string_view, kStepKindCount> kStepKindNames = {
+    "loop", "single", "reduce", "product", "row"};
+
+}  // namespace
+
+std::string_view step_kind_name(Step::Kind kind) {
+  const auto index = static_cast<std::size_t>(kind);
+  return index < kStepKindNames.size() ? kStepKindNames[index] : "?";
+}
+
+std::string print_plan(const Plan& plan) {
+  std::unordered_map<const Node*, std::size_t> position;
+  auto order = topological_order(plan.graph);
+  for (std::size_t i = 0; i < order.size(); ++i) position[order[i].get()] = i;
+  std::string out;
+  for (std::size_t s = 0; s < plan.steps.size(); ++s) {
+    const Step& step = plan.steps[s];
+    const Node* shown = step.nodes.front().get();
+    // A row step is shown over its rows: the input of its reductions.
+    for (const auto& n : step.nodes)
+      if (step.kind == Step::Kind::row && is_reduce(n->op()) && shown == step.nodes.front().get())
+        shown = n->input(0).get();
+    const Node& first = *shown;
+    out += fmt::format("step {}: {} over {}{}\n", s, step_kind_name(step.kind),
+                       dtype_name(first.dtype()), shape_str(first.shape()));
+    std::string ops;
+    for (const auto& n : step.nodes) {
+      // A product's matmul is followed by the ops of its epilogue, run on each tile of C.
+      if (step.kind == Step::Kind::product && n == step.nodes[1]) ops += "\n  epilogue";
+      ops += fmt::format(" %{}:{}", position[n.get()], op_name(n->op()));
+    }
+    if (step.kind == Step::Kind::row) {
+      // A row step runs its parts in turn on each chunk of rows, while the chunk stays in cache.
+      ops.clear();
+      for (std::size_t p = 0; p < step.parts.size(); ++p) {
+        ops += fmt::format("\n  part {} ({}):", p, step_kind_name(step.parts[p].kind));
+        for (const auto& n : step.parts[p].nodes) ops += fmt::format(" %{}:{}", position[n.get()], op_name(n->op()));
+      }
+    }
+    out += fmt::format("  computes{}\n", ops);
+    for (std::size_t o = 0; o < step.outputs.size(); ++o)
+      out += fmt::format("  writes %{} ({})\n", position[step.outputs[o].get()], step.reasons[o]);
+  }
+  return out;
+}
+
+}  // namespace tensorjit::ir

@@ -1,0 +1,37 @@
+// A loop step: the group's ops as one JIT'd kernel over the step's domain (loop_step.cpp).
+#pragma once
+
+#include <tensorjit/codegen/jit.hpp>
+
+#include "runtime/src/step_kind.hpp"
+
+namespace tensorjit::detail {
+
+// The compiled kernel, the values it reads in argument order, and the collapsed domain with each
+// argument's strides.
+struct PreparedLoop final : PreparedStep {
+  codegen::KernelHandle kernel;
+  std::vector<ir::NodePtr> leaves;
+  ir::Shape domain;
+  ir::Shape collapsed_shape;
+  std::vector<std::int64_t> input_strides;  // leaves x codegen::kMaxLoopRank
+  // Non-zero when an input is read transposed (loop_step.cpp, "Tiles"): the kernel is of the tile
+  // form and runs once per block of tile_rows x tile_columns of the rank-2 domain.
+  std::int64_t tile_rows = 0;
+  std::int64_t tile_columns = 0;
+  std::vector<std::int64_t> input_itemsizes;  // bytes, one per leaf (tiles offset the pointers)
+  // The inputs read transposed: each block of one is first copied into a scratch tile of
+  // tile_rows x tile_columns (row stride tile_columns), which the kernel reads as contiguous.
+  struct StagedInput {
+    std::size_t leaf;
+    std::int64_t row_stride, column_stride;  // the leaf's, in elements
+  };
+  std::vector<StagedInput> staged;
+
+  void launch(const ir::Step& step, ValueTable& values, const StepDump& dump) const override;
+};
+
+std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, const ValueTable& values,
+                                                     const StepDump& dump);
+
+}  // namespace tensorjit::detail

@@ -1,0 +1,27 @@
+// A row step (softmax, layernorm, ...) as one JIT'd row kernel (row_kernel_step.cpp), or, when
+// some operand's rows or columns do not merge into one axis, part by part (row_step.hpp).
+#pragma once
+
+#include <tensorjit/codegen/jit.hpp>
+
+#include "runtime/src/step_kind.hpp"
+
+namespace tensorjit::detail {
+
+// The kernel, the memory values it reads in argument order with their (row, column) strides, its
+// scratch rows. A null kernel means the step runs part by part (run_row_step).
+struct PreparedRow final : PreparedStep {
+  codegen::KernelHandle kernel;
+  std::vector<ir::NodePtr> leaves;
+  std::vector<std::int64_t> input_strides;  // leaves x 2: per row, per column
+  std::vector<DType> scratch;               // one row of `columns` elements each, per task
+  std::int64_t rows = 0;
+  std::int64_t columns = 0;
+
+  void launch(const ir::Step& step, ValueTable& values, const StepDump& dump) const override;
+};
+
+std::shared_ptr<const PreparedRow> prepare_row_kernel_step(const ir::Step& step, const ValueTable& values,
+                                                           const StepDump& dump);
+
+}  // namespace tensorjit::detail

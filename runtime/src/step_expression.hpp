@@ -1,0 +1,41 @@
+// The expression a step's kernel computes: the step's ops rebuilt over leaves. Every node the ops
+// read without computing it (an input, a materialised value, a view of one) becomes a leaf that
+// the caller chooses, typically an `input` node over the value's layout, which the kernel reads
+// through its arguments; constants stay in the expression. Shared by every kind of step.
+#pragma once
+
+#include <functional>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include <tensorjit/ir/node.hpp>
+
+namespace tensorjit::detail {
+
+class ExpressionRebuilder {
+ public:
+  // The leaf that stands for `read` in the kernel, or null when the kernel cannot read it that
+  // way (rebuild then gives null). Called once per node read, in the order of first use.
+  using LeafFor = std::function<ir::NodePtr(const ir::NodePtr& read)>;
+
+  // `ops`: the nodes the expression computes; every other node is a leaf or a constant.
+  ExpressionRebuilder(const std::vector<ir::NodePtr>& ops, LeafFor leaf_for);
+  template <typename Iterator>
+  ExpressionRebuilder(Iterator first, Iterator last, LeafFor leaf_for)
+      : leaf_for_(std::move(leaf_for)) {
+    for (; first != last; ++first) inside_.insert(first->get());
+  }
+
+  // `node` rebuilt over the leaves (each op through Node::with_inputs), or null as above.
+  ir::NodePtr rebuild(const ir::NodePtr& node);
+  // Reads of `node` read `leaf` (a reduction's result, as its consumers see it).
+  void alias(const ir::Node* node, ir::NodePtr leaf) { rebuilt_[node] = std::move(leaf); }
+
+ private:
+  std::unordered_set<const ir::Node*> inside_;
+  LeafFor leaf_for_;
+  std::unordered_map<const ir::Node*, ir::NodePtr> rebuilt_;
+};
+
+}  // namespace tensorjit::detail

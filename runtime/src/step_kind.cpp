@@ -1,0 +1,42 @@
+#include "runtime/src/step_kind.hpp"
+
+#include <array>
+
+#include "runtime/src/loop_step.hpp"
+#include "runtime/src/product_step.hpp"
+#include "runtime/src/reduce_step.hpp"
+#include "runtime/src/row_kernel_step.hpp"
+#include "runtime/src/single_step.hpp"
+
+namespace tensorjit::detail {
+namespace {
+
+// A kind's typed prepare function, as the table's PrepareStep.
+template <auto prepare>
+std::shared_ptr<const PreparedStep> prepare_as_step(const ir::Step& step, const ValueTable& values,
+                                                    const StepDump& dump) {
+  return prepare(step, values, dump);
+}
+
+using Kind = ir::Step::Kind;
+constexpr std::array<StepKind, ir::kStepKindCount> kStepKinds = {{
+    // kind          dump suffix   prepare
+    {Kind::loop,     "",           prepare_as_step<prepare_loop_step>},
+    {Kind::single,   "",           prepare_single_step},
+    {Kind::reduce,   "",           prepare_as_step<prepare_reduce_step>},
+    {Kind::product,  "-epilogue",  prepare_as_step<prepare_product_step>},
+    {Kind::row,      "",           prepare_as_step<prepare_row_kernel_step>},
+}};
+
+constexpr bool rows_follow_the_enum() {
+  for (std::size_t k = 0; k < kStepKinds.size(); ++k)
+    if (static_cast<std::size_t>(kStepKinds[k].kind) != k) return false;
+  return true;
+}
+static_assert(rows_follow_the_enum(), "kStepKinds has one row per ir::Step::Kind, in the enum's order");
+
+}  // namespace
+
+const StepKind& step_kind(ir::Step::Kind kind) { return kStepKinds.at(static_cast<std::size_t>(kind)); }
+
+}  // namespace tensorjit::detail

@@ -1,0 +1,45 @@
+// The kinds of step a plan holds (ir::Step::Kind), as one table: how the runtime prepares each
+// kind once per plan and what its kernel dumps are called. Adding a kind of step is a row here
+// plus the kind's own files (<kind>_step.hpp/.cpp: its PreparedStep and its prepare function).
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include <tensorjit/ir/plan.hpp>
+
+#include "runtime/src/value_table.hpp"
+
+namespace tensorjit::detail {
+
+// What running one step needs beyond its buffers: compiled kernels, the values it reads in
+// argument order, collapsed strides. It depends only on the plan (whose layouts are fixed), so an
+// executable prepares it once and reuses it for every run, from any number of threads at once.
+class PreparedStep {
+ public:
+  virtual ~PreparedStep() = default;
+  // Computes the step's outputs into `values`, reading its inputs from there.
+  virtual void launch(const ir::Step& step, ValueTable& values, const StepDump& dump) const = 0;
+};
+
+using PrepareStep = std::shared_ptr<const PreparedStep> (*)(const ir::Step& step, const ValueTable& values,
+                                                             const StepDump& dump);
+
+struct StepKind {
+  ir::Step::Kind kind;
+  std::string_view dump_suffix;  // its kernel dumps are kernel-<step><suffix>.*
+  // Compiles (or finds) the step's kernels; `values` holds every value the step reads.
+  PrepareStep prepare;
+};
+
+const StepKind& step_kind(ir::Step::Kind kind);
+
+// Per step of a plan, what an earlier run prepared (null until then). Shared by concurrent runs.
+struct PlanCache {
+  explicit PlanCache(std::size_t steps) : steps(steps) {}
+  std::vector<std::atomic<std::shared_ptr<const PreparedStep>>> steps;
+};
+
+}  // namespace tensorjit::detail

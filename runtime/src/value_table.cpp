@@ -1,0 +1,55 @@
+#include "runtime/src/value_table.hpp"
+
+#include <tensorjit/ir/check.hpp>
+#include <tensorjit/ir/view.hpp>
+
+namespace tensorjit::detail {
+
+ir::Value ValueTable::resolve(const ir::NodePtr& node) const {
+  if (auto it = values_.find(node.get()); it != values_.end()) return it->second;
+  switch (node->op()) {
+    case ir::Op::input: {
+      const auto& in = node->attr<ir::InputAttr>();
+      TJ_INTERNAL_CHECK(in.buffer) << "plan: input " << ir::shape_str(in.layout.shape) << " has no buffer";
+      if (auto bound = bindings_.find(in.buffer.get()); bound != bindings_.end())
+        return ir::Value{bound->second, in.dtype, in.layout};
+      return ir::Value{in.buffer, in.dtype, in.layout};
+    }
+    case ir::Op::constant: {
+      const auto& c = node->attr<ir::ConstantAttr>();
+      auto buffer = ir::Buffer::allocate(itemsize(c.dtype));
+      visit_dtype(c.dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        *static_cast<T*>(buffer->data()) =
+            is_floating(c.dtype) ? static_cast<T>(c.value.f) : static_cast<T>(c.value.i);
+      });
+      return ir::Value{std::move(buffer), c.dtype, ir::Layout{c.shape, ir::Strides(c.shape.size(), 0), 0}};
+    }
+    default: break;
+  }
+  TJ_INTERNAL_CHECK(ir::is_movement(node->op()))
+      << "plan: " << ir::op_name(node->op()) << " " << ir::shape_str(node->shape())
+      << " is read before any step computed it";
+  ir::Value base = resolve(node->input(0));
+  auto layout = ir::apply_view(base.layout, *node);
+  TJ_INTERNAL_CHECK(layout) << "plan: a " << ir::op_name(node->op()) << " over a materialised value "
+                            << "cannot be expressed by strides";
+  return ir::Value{base.buffer, base.dtype, std::move(*layout)};
+}
+
+const void* ValueTable::first_element(const ir::NodePtr& node) const {
+  auto address = [](const std::shared_ptr<ir::Buffer>& buffer, DType dtype, std::int64_t offset) -> const void* {
+    return static_cast<const char*>(buffer->data()) + offset * static_cast<std::int64_t>(itemsize(dtype));
+  };
+  if (auto it = values_.find(node.get()); it != values_.end())
+    return address(it->second.buffer, it->second.dtype, it->second.layout.offset);
+  if (node->op() == ir::Op::input) {
+    const auto& in = node->attr<ir::InputAttr>();
+    if (auto bound = bindings_.find(in.buffer.get()); bound != bindings_.end())
+      return address(bound->second, in.dtype, in.layout.offset);
+  }
+  ir::Value value = resolve(node);
+  return address(value.buffer, value.dtype, value.layout.offset);
+}
+
+}  // namespace tensorjit::detail
