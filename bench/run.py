@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""tensorjit against its peers, side by side, in one command (BENCHMARKS.md, issue 8).
+"""tensorjit against its peers, side by side, in one command (bench/README.md, issue 8).
 
     /usr/bin/python3 bench/run.py [--quick] [--only W5,W7] [--threads 1|all|both] [--build-dir build]
 

@@ -1,7 +1,7 @@
 """The environment every benchmark process gets, and what is recorded about the machine.
 
 OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are removed here, in the benchmark's own commands only
-(BENCHMARKS.md): set, they can force OpenBLAS onto a slower kernel than the one it detects.
+(bench/README.md): set, they can force OpenBLAS onto a slower kernel than the one it detects.
 """
 import os
 import platform

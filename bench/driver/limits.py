@@ -1,4 +1,4 @@
-"""The machine's limits, measured first (BENCHMARKS.md): STREAM triad bandwidth and the FMA peak,
+"""The machine's limits, measured first (bench/README.md): STREAM triad bandwidth and the FMA peak,
 1 thread (pinned to core 0) and all threads, by bench/limits' programs."""
 import json
 import os

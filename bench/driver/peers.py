@@ -1,4 +1,4 @@
-"""The peers of BENCHMARKS.md, how each worker process is started, and how to install a missing one.
+"""The peers of bench/README.md, how each worker process is started, and how to install a missing one.
 
 Every peer runs as its own worker process speaking worker_loop.hpp's protocol. A peer whose
 program, package or library is missing is reported absent with its install hint, never dropped.

@@ -1,6 +1,6 @@
-"""The cases of BENCHMARKS.md's workloads W1-W9 and W11 (W10 is latency.py), with what each moves
-and computes, so a time can be read as a fraction of the machine's limits, and the tolerance a
-peer's answer must meet against tensorjit's before it is timed.
+"""The cases of the workloads W1-W9 and W11 of bench/README.md (W10 is latency.py), with what
+each moves and computes, so a time can be read as a fraction of the machine's limits, and the
+tolerance a peer's answer must meet against tensorjit's before it is timed.
 
 Tolerance: max |peer - tensorjit| <= tolerance * max |tensorjit| over every output element. It is
 near f32's rounding for elementwise chains (peers may contract a*b + c into an FMA or use other

@@ -605,7 +605,7 @@ void accuracy() {
     const long double reference = xi / (1.0L + std::exp(-2.0L * v));
     const double error = static_cast<double>(std::fabs((y[i] - reference) / reference));
     if (error > worst) worst = error, worst_x = x[i];
-    if (x[i] > -5.0f) {  // the brief's literal double formula where it has no cancellation
+    if (x[i] > -5.0f) {  // the literal formula in double, where it has no cancellation
       const double xd = x[i];
       const double literal = 0.5 * xd * (1 + std::tanh(0.7978845608 * (xd + 0.044715 * xd * xd * xd)));
       worst_literal = std::max(worst_literal, std::fabs((y[i] - literal) / literal));

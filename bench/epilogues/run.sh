@@ -2,7 +2,7 @@
 # The measurements of docs/epilogues.md, from a configured build folder given as $1 (default
 # build): W8's dense layer and the MLP on one pinned core (thread CPU time, stable on a shared
 # machine), the wide product and the MLP on all cores (wall time). OpenBLAS's core and L2
-# overrides are unset, as BENCHMARKS.md asks.
+# overrides are unset, as every benchmark command does (bench/README.md).
 set -e
 build=${1:-build}
 bench=$build/bench/epilogues/epilogue_peers

@@ -1,4 +1,4 @@
-// The machine's FMA peak, measured in the benchmark's own run (BENCHMARKS.md): a register-resident
+// The machine's FMA peak, measured in the benchmark's own run (bench/README.md): a register-resident
 // loop of independent FMA chains at the widest width the CPU has, on `threads` threads.
 #pragma once
 

@@ -1,5 +1,5 @@
 // gemm_peers: tensorjit's packed GEMM against OpenBLAS, BLIS, oneDNN and Eigen on the W7 sizes
-// (BENCHMARKS.md), alternating libraries round by round, reporting median GFLOP/s, the share of
+// (bench/README.md), alternating libraries round by round, reporting median GFLOP/s, the share of
 // the FMA peak measured in the same run, and the ratio to the best peer, as a markdown table.
 //
 // Usage: gemm_peers [--threads N] [--rounds R] [--widths 0,256] [--sizes 64,256x784x512,...]

@@ -1,4 +1,4 @@
-"""The workloads of BENCHMARKS.md for the Python peers: NumPy, numexpr, JAX and PyTorch.
+"""The workloads of bench/README.md for the Python peers: NumPy, numexpr, JAX and PyTorch.
 
 Each is written as that library's users write it. `prepare(peer, workload, dtype, dims)` returns
 (run, outputs): run() computes once and waits for the result; outputs() gives the last results as

@@ -1,4 +1,4 @@
-// tensorjit as a benchmark peer: every workload of BENCHMARKS.md written with the public API, as a
+// tensorjit as a benchmark peer: every workload of bench/README.md written with the public API, as a
 // user would write it. Each timed call builds the lazy expression on the same inputs and evaluates
 // it, so graph building, planning, the kernel cache lookup and the output allocation are all timed.
 //

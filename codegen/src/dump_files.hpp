@@ -1,4 +1,5 @@
-// Writing dump files (DESIGN.md: a dump that cannot be written says so once, never silently).
+// Writing dump files (docs/contracts.md, contract 7: a dump that cannot be written says so once,
+// never silently).
 #pragma once
 
 #include <filesystem>

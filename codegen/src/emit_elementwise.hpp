@@ -1,11 +1,11 @@
 // The LLVM IR of each elementwise op of ops.def, on scalars or on explicit vectors: the same
 // instruction sequence per lane either way, so a vector body and a scalar tail give the same bits
-// (DESIGN.md contract 3). Each formula is the one of ir/scalar_ops.hpp, operation for operation:
-// no fast-math flags, no contraction, NaN and -0.0 chosen by compare and select as the scalar code
-// chooses them, integer division, modulo and shifts guarded by selects so that no lane reaches
-// LLVM's undefined behaviour. Transcendental functions and float pow are inline polynomials
-// (vector_math/vector_math.hpp): within their documented ULP bounds of the interpreter's libm,
-// not bit-identical with it.
+// (docs/contracts.md, contract 3). Each formula is the one of ir/scalar_ops.hpp, operation for
+// operation: no fast-math flags, no contraction, NaN and -0.0 chosen by compare and select as the
+// scalar code chooses them, integer division, modulo and shifts guarded by selects so that no
+// lane reaches LLVM's undefined behaviour. Transcendental functions and float pow are inline
+// polynomials (vector_math/vector_math.hpp): within their documented ULP bounds of the
+// interpreter's libm, not bit-identical with it.
 #pragma once
 
 #include <span>

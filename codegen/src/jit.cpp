@@ -100,8 +100,8 @@ void* add_and_look_up(llvm::orc::JITDylib& dylib, std::string_view symbol, Add&&
   return address->toPtr<void*>();
 }
 
-// DESIGN.md contract 4: results are bit-exact with the interpreter, so no instruction may carry a
-// fast-math flag (even `contract` alone lets the backend fuse a multiply and an add).
+// docs/contracts.md, contract 4: results are bit-exact with the interpreter, so no instruction may
+// carry a fast-math flag (even `contract` alone lets the backend fuse a multiply and an add).
 void reject_fast_math(const llvm::Module& module, std::string_view symbol) {
   for (const auto& function : module) {
     for (const auto& instruction : llvm::instructions(function)) {

@@ -45,8 +45,8 @@ class JitEngine {
 std::string take_reported_errors();
 
 // The JITTargetMachineBuilder kernels of `tier` are compiled with: the host CPU and features,
-// small code model, the tier's codegen level, FP op fusion Strict (no contraction, DESIGN.md
-// contract 4). Throws tensorjit::InternalError if the host cannot be detected.
+// small code model, the tier's codegen level, FP op fusion Strict (no contraction,
+// docs/contracts.md, contract 4). Throws tensorjit::InternalError if the host cannot be detected.
 llvm::orc::JITTargetMachineBuilder kernel_target_machine_builder(CodeTier tier);
 
 }  // namespace tensorjit::codegen

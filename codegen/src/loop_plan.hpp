@@ -1,7 +1,7 @@
 // A loop kernel's expression flattened into a list the lowering walks and the key prints: one
 // entry per distinct node, operands before their users, each naming its operands by position.
 // LLVM-free. Built once per compile_loop_kernel call from the LoopKernelSpec; it holds no shapes,
-// sizes or buffers, so everything in it belongs in the kernel's key (DESIGN.md contract 7).
+// sizes or buffers, so everything in it belongs in the kernel's key (docs/contracts.md, contract 7).
 #pragma once
 
 #include <cstdint>

@@ -13,7 +13,7 @@ namespace tensorjit::codegen {
 // Contract: the module it is given is fresh, in its own LLVMContext, with the host's data layout
 // and triple already set. The builder defines the kernel function under the symbol passed to
 // get_or_compile (external linkage), plus anything it needs (declarations of libm functions
-// resolve against the process). It must not add fast-math flags (DESIGN.md contract 4).
+// resolve against the process). It must not add fast-math flags (docs/contracts.md, contract 4).
 // It runs on the thread that called get_or_compile, outside any LLVM callback, so it may throw:
 // the exception reaches that caller unchanged and nothing is cached.
 class ModuleBuilder {

@@ -102,7 +102,7 @@ NodePtr select_constant_condition(N node) {
   return condition->attr<ConstantAttr>().value.i != 0 ? node.input(1) : node.input(2);
 }
 
-// ---- the rule table (STYLE.md 5) ----
+// ---- the rule table: one rule a line, indexed by op, run by one fixed-point driver ----
 
 // The replacement of a node, or null when the rule does not match. Every rule keeps each result
 // bit for every input (see canonicalize.hpp); the comments say why where it is not obvious.

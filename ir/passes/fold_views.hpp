@@ -1,4 +1,4 @@
-// fold_views: views become index arithmetic of the values they read (STYLE.md 8).
+// fold_views: views become index arithmetic of the values they read (docs/contracts.md, contract 2).
 //
 // Pre:  any graph.
 // Post: the same outputs, the same bits. Every view (reshape, permute, expand, slice) over an

@@ -1,4 +1,4 @@
-// fuse: partitions a graph into the steps that run it (DESIGN.md contract 6, first version).
+// fuse: partitions a graph into the steps that run it (docs/contracts.md, contract 6, rules 1 and 5).
 //
 // Pre:  the output of fold_views (no view between two elementwise ops).
 // Post: a Plan whose steps, run in order, compute every output:

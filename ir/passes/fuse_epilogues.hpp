@@ -1,5 +1,5 @@
-// fuse_epilogues: gives a floating matmul its elementwise consumers as a GEMM epilogue (DESIGN.md
-// contract 6, the product epilogue): they run on each finished tile of C while it is in L1, so
+// fuse_epilogues: gives a floating matmul its elementwise consumers as a GEMM epilogue
+// (docs/contracts.md, contract 6, rule 4): they run on each finished tile of C while it is in L1, so
 // the product is written once and, when nothing else needs it, never read back from memory.
 //
 // Pre:  a Plan from fuse (matmuls are `single` steps; elementwise groups are `loop` steps).

@@ -1,5 +1,5 @@
 // fuse_reductions: gives each JIT-lowered reduction its elementwise producers and consumers
-// (DESIGN.md contract 6, second rule).
+// (docs/contracts.md, contract 6, rule 2).
 //
 // Pre:  a Plan from fuse (reductions are `single` steps).
 // Post: every reduction's single step (argmax and argmin too) is a `reduce` step whose nodes

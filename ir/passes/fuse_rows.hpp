@@ -1,5 +1,5 @@
 // fuse_rows: reduce-then-broadcast over the innermost axes becomes one row step that keeps each row
-// in cache across its phases (DESIGN.md contract 6, third rule): softmax, log_softmax, layernorm,
+// in cache across its phases (docs/contracts.md, contract 6, rule 3): softmax, log_softmax, layernorm,
 // rmsnorm, as the library builds them or as a user writes them with primitives.
 //
 // Pre:  a Plan from fuse_reductions.

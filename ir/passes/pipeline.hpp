@@ -1,5 +1,6 @@
 // The pipeline from a user's graph to a fused plan, as one readable list of named passes
-// (STYLE.md 6). Each pass is logged with its name, whether it changed the graph, and its time.
+// (docs/style.md, rule 6). Each pass is logged with its name, whether it changed the graph, and its
+// time.
 #pragma once
 
 #include <chrono>

@@ -2,7 +2,7 @@
 // batch axes with expand, so the operands may have zero strides).
 //
 // Each output element is ONE chain over k in increasing order, starting from +0 (the GEMM's
-// contract, DESIGN.md contract 3):
+// contract, docs/contracts.md, contract 3):
 //   floats:   acc = +0; for p in 0..k: acc = fma(a[i, p], b[p, j], acc)  (std::fma: one rounding)
 //   integers: acc = 0;  for p in 0..k: acc = acc + a[i, p] * b[p, j]     (wrapping)
 // so k == 0 gives +0, and a chain of products that are all -0.0 gives +0.0.

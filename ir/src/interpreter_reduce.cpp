@@ -4,8 +4,8 @@
 // extent-1 axes in place of the reduced ones, which does not change the row-major order) and
 // reduced axes. For each kept index, in row-major order, the reduced elements are gathered in
 // row-major order of their indices and combined by combine_in_order in the strict order of
-// reduction_order.hpp (DESIGN.md contract 3), which the JIT reproduces bit for bit. Both modes
-// (strict, fast) use it here.
+// reduction_order.hpp (docs/contracts.md, contract 3), which the JIT reproduces bit for bit. Both
+// modes (strict, fast) use it here.
 //
 //   reduce_sum   bool and integers accumulate in i64 (wrapping), floats in their own dtype; empty 0
 //   reduce_prod  likewise; empty 1

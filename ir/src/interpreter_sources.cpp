@@ -8,7 +8,7 @@ namespace tensorjit::ir {
 namespace {
 
 // The input's own buffer and layout, shared, never copied. The layout must lie inside the buffer:
-// a caller's wrapped memory is not trusted to be large enough (DESIGN.md contract 5).
+// a caller's wrapped memory is not trusted to be large enough (docs/contracts.md, contract 5).
 Value evaluate_input(const Node& node) {
   const auto& input = node.attr<InputAttr>();
   TJ_CHECK(input.buffer != nullptr)

@@ -1,6 +1,6 @@
-// The plain reference twin of gemm() (STYLE.md rule 11): for every element one std::fma chain over
-// k in increasing order from +0, the order gemm()'s contract promises, then the store stage, so tests
-// compare bit for bit.
+// The plain reference twin of gemm(): for every element one std::fma chain over k in increasing
+// order from +0, the order gemm()'s contract promises, then the store stage, so tests compare the
+// two bit for bit (tolerance zero).
 #include <cmath>
 
 #include "tensorjit/kernels/gemm.hpp"

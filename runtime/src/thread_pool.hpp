@@ -1,6 +1,6 @@
 // The one pool of worker threads, TENSORJIT_THREADS wide, shared by the JIT'd kernels and the GEMM
-// (DESIGN.md, "Threads"). The caller of parallel_for works too, so a pool of n threads has n - 1
-// workers. No nesting: a task that calls parallel_for runs the inner loop on its own thread.
+// (docs/contracts.md, contract 9). The caller of parallel_for works too, so a pool of n threads has
+// n - 1 workers. No nesting: a task that calls parallel_for runs the inner loop on its own thread.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Shared helpers of the GEMM tests: operands in every layout, a std::thread parallel-for, and the
-// bit-exact comparison of gemm() against reference_gemm() (STYLE.md rule 11: tolerance zero).
+// bit-exact comparison of gemm() against its reference twin reference_gemm() (tolerance zero).
 #pragma once
 
 #include <doctest/doctest.h>

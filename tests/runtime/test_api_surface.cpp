@@ -1,4 +1,5 @@
-// Every name of DESIGN.md's API surface, used the way the brief spells it, with a value to check.
+// Every name of the public API surface (tensor.hpp, functions.hpp), used the way a user spells it,
+// with a value to check.
 #include <doctest/doctest.h>
 
 #include <cmath>

@@ -3,7 +3,7 @@
 // Evaluation), over an llvm::IRBuilder.
 // Every helper emits the same instructions whatever the lane count (scale_by_power_of_two: the
 // same correctly rounded vscalef at each width), so a vector body, a scalar tail and any
-// VECTOR_BITS compute the same bits (DESIGN.md contract 3). No fast-math flags; an
+// VECTOR_BITS compute the same bits (docs/contracts.md, contract 3). No fast-math flags; an
 // FMA appears only where a helper says so (llvm.fma, one rounding), as contract 4 allows inside
 // the vector math polynomials.
 #pragma once

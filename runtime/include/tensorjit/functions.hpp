@@ -1,5 +1,6 @@
 // Creation functions, elementwise math, operators, matmul and the composite layers.
-// Names and semantics follow numpy and PyTorch where the two agree (DESIGN.md, "The API surface").
+// Names and semantics follow numpy and PyTorch where the two agree; promotion and scalars follow
+// PyTorch (docs/contracts.md, contract 11).
 #pragma once
 
 #include <functional>

@@ -22,7 +22,7 @@ namespace tensorjit {
 
 using Shape = std::vector<std::int64_t>;
 
-// How a floating-point reduction may order its additions (DESIGN.md contract 3).
+// How a floating-point reduction may order its additions (docs/contracts.md, contract 3).
 enum class Reduction : std::uint8_t {
   strict,  // a fixed, documented order: the same bits at any thread count and vector width
   fast,    // any order the hardware likes
@@ -62,7 +62,7 @@ class Tensor {
   // ---- dtype ----
   Tensor astype(DType dtype) const;
 
-  // ---- views: never copy (DESIGN.md contract 2) ----
+  // ---- views: never copy (docs/contracts.md, contract 2) ----
   Tensor reshape(const Shape& shape) const;  // one -1 is inferred
   Tensor permute(const std::vector<std::int64_t>& axes) const;
   Tensor transpose() const;  // reverses the axes (numpy's .T)

@@ -15,7 +15,7 @@
 // Optimization (see docs/codegen.md for the figures behind these choices): the IR pipeline is
 // function(instcombine, simplifycfg), no loop unrolling (kernels unroll themselves); codegen at
 // CodeGenOptLevel::Default; small code model; no fast-math flags and FP op fusion Strict, so a
-// multiply followed by an add stays two roundings (DESIGN.md contract 4).
+// multiply followed by an add stays two roundings (docs/contracts.md, contract 4).
 //
 // Tiers (JitOptions::tiered, docs/codegen.md "Tiers"). A kernel is first compiled quickly
 // (CodeGenOptLevel::None: FastISel, fast register allocation); when it is used a second time, the

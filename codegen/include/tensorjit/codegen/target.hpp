@@ -8,7 +8,7 @@
 
 namespace tensorjit::codegen {
 
-// Vector widths a kernel may be built at, in bits (DESIGN.md, "Width").
+// Vector widths a kernel may be built at, in bits (docs/contracts.md, contract 8).
 inline constexpr int kVectorBitsChoices[] = {128, 256, 512};
 
 struct TargetDescription {

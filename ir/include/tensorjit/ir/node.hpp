@@ -31,7 +31,7 @@ bool bit_equal(const Scalar& a, const Scalar& b);
 
 enum class ReductionMode : std::uint8_t { strict, fast };
 
-// ---- typed attributes, one struct per kind of op (STYLE.md 15) ----
+// ---- typed attributes, one struct per kind of op, never bytes read out of an untyped array ----
 
 // A buffer with a strided layout. `id` distinguishes inputs that have no buffer yet (a parsed
 // graph); two input nodes are the same value only when their ids are equal.

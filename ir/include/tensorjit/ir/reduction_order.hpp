@@ -1,4 +1,4 @@
-// The strict reduction order (DESIGN.md contract 3): the one definition that the interpreter
+// The strict reduction order (docs/contracts.md, contract 3): the one definition that the interpreter
 // (ir/src/interpreter_reduce.cpp, combine_in_order) computes and the JIT's reduction kernels
 // (codegen/src/lower_reduce.cpp) reproduce bit for bit, at any vector width and thread count.
 //

@@ -7,7 +7,7 @@
 // the op are meant to be instantiated: see accepts_operand). Comparisons return bool, where takes
 // (bool, T, T), and cast is ScalarOp<Op::cast>::apply<To>(x).
 //
-// Rules shared by all ops (DESIGN.md contract 4):
+// Rules shared by all ops (docs/contracts.md, contract 4):
 //   - floats: IEEE arithmetic in the operands' own type, no contraction (a*b + c is two roundings;
 //     the project builds with -ffp-contract=off), transcendental functions from libm in the
 //     operands' precision (expf for f32, exp for f64), -0.0 and subnormals as libm gives them;

@@ -1,4 +1,5 @@
-// Views are index arithmetic (STYLE.md 8): the one place that turns a movement op into a layout.
+// Views are index arithmetic, never copies: the one place that turns a movement op into a layout
+// (docs/contracts.md, contract 2).
 #pragma once
 
 #include <optional>
