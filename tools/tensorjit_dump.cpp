@@ -24,7 +24,7 @@
 #include <tensorjit/ir/interpreter.hpp>
 #include <tensorjit/ir/text.hpp>
 
-#include "ir/passes/pipeline.hpp"
+#include <tensorjit/ir/pipeline.hpp>
 #include "runtime/src/plan_runner.hpp"
 
 namespace ir = tensorjit::ir;
@@ -128,19 +128,8 @@ Agreement compare(const ir::Value& a, const ir::Value& b) {
 // Ops the JIT evaluates with its own polynomials (docs/vector_math.md): their results are within
 // an ulp bound of the interpreter's libm, not bit-identical, and so is a chain through them.
 bool has_vector_math(const ir::Graph& graph) {
-  using ir::Op;
-  for (const auto& node : ir::topological_order(graph)) {
-    switch (node->op()) {
-      case Op::exp: case Op::exp2: case Op::expm1: case Op::log: case Op::log2: case Op::log1p:
-      case Op::sin: case Op::cos: case Op::tanh: case Op::sigmoid: case Op::erf: case Op::gelu:
-      case Op::gelu_tanh: case Op::silu: case Op::softplus:
-        return true;
-      case Op::pow:
-        if (is_floating(node->dtype())) return true;
-        break;
-      default: break;
-    }
-  }
+  for (const auto& node : ir::topological_order(graph))
+    if (ir::is_transcendental(node->op()) && is_floating(node->dtype())) return true;
   return false;
 }
 

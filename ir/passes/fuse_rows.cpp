@@ -1,7 +1,5 @@
 #include "ir/passes/fuse_rows.hpp"
 
-#include "ir/passes/recompute_row_values.hpp"
-
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -173,7 +171,6 @@ class RowFuser {
         }
       }
     }
-    recompute_row_values(step, rows_.domain);
     return step;
   }
 

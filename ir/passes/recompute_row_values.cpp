@@ -72,9 +72,8 @@ bool reads(const Step& part, const Node* value) {
   return false;
 }
 
-}  // namespace
-
-void recompute_row_values(Step& row_step, const Shape& domain) {
+// The pass on one row step over `domain`.
+void recompute_in(Step& row_step, const Shape& domain) {
   std::unordered_set<const Node*> step_outputs;
   for (const auto& out : row_step.outputs) step_outputs.insert(out.get());
   std::vector<Step>& parts = row_step.parts;
@@ -110,6 +109,21 @@ void recompute_row_values(Step& row_step, const Shape& domain) {
                                return part.kind == Step::Kind::loop && part.outputs.empty();
                              }),
               parts.end());
+}
+
+}  // namespace
+
+Plan recompute_row_values(const Plan& plan) {
+  Plan result = plan;
+  for (Step& step : result.steps) {
+    if (step.kind != Step::Kind::row) continue;
+    for (const auto& node : step.parts.front().nodes)
+      if (is_reduce(node->op())) {
+        recompute_in(step, node->input(0)->shape());
+        break;
+      }
+  }
+  return result;
 }
 
 }  // namespace tensorjit::ir

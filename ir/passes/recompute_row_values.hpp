@@ -7,8 +7,8 @@
 // the two reductions: recomputed, the square's reduction reads x and the last phase reads x, so
 // a row takes three passes and one store per element, as a hand-written loop does.
 //
-// Pre:  a row step whose parts are as fuse_rows makes them.
-// Post: for each output O of a loop part that only later parts of the step read (not a step
+// Pre:  the output of fuse_rows.
+// Post: in each row step, whose domain is its first reduction's input shape: for each output O of a loop part that only later parts of the step read (not a step
 //   output), and whose nodes in that part (those O is computed from) are add, sub, mul, neg, abs
 //   or square, or any op of per-row values and constants alone (run once per row: the mean), and
 //   read at most one value over the whole domain (x; a per-row value or a constant does not
@@ -20,11 +20,10 @@
 //   them would cost more than the store and the load they save.
 #pragma once
 
-#include "ir/passes/fuse.hpp"
+#include <tensorjit/ir/plan.hpp>
 
 namespace tensorjit::ir {
 
-// `domain`: the row step's domain (its reductions' input shape).
-void recompute_row_values(Step& row_step, const Shape& domain);
+Plan recompute_row_values(const Plan& plan);
 
 }  // namespace tensorjit::ir

@@ -8,7 +8,7 @@
 
 #include <tensorjit/ir/node_map.hpp>
 
-#include "ir/passes/pipeline.hpp"
+#include <tensorjit/ir/pipeline.hpp>
 
 namespace tensorjit::detail {
 namespace {

@@ -8,7 +8,7 @@
 #include <tensorjit/codegen/log.hpp>
 #include <tensorjit/ir/text.hpp>
 
-#include "ir/passes/pipeline.hpp"
+#include <tensorjit/ir/pipeline.hpp>
 #include "runtime/src/config.hpp"
 #include "runtime/src/executable_cache.hpp"
 #include "runtime/src/jit_instance.hpp"

@@ -11,7 +11,7 @@
 #include <tensorjit/ir/interpreter.hpp>
 #include <tensorjit/ir/text.hpp>
 
-#include "ir/passes/pipeline.hpp"
+#include <tensorjit/ir/pipeline.hpp>
 #include "runtime/src/executor.hpp"
 
 namespace tensorjit::testing {

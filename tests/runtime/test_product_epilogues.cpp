@@ -15,7 +15,7 @@
 #include <tensorjit/ir/interpreter.hpp>
 #include <tensorjit/tensorjit.hpp>
 
-#include "ir/passes/pipeline.hpp"
+#include <tensorjit/ir/pipeline.hpp>
 #include "runtime/src/executor.hpp"
 #include "runtime/src/tensor_impl.hpp"
 

@@ -11,7 +11,7 @@
 #include <tensorjit/ir/text.hpp>
 #include <tensorjit/tensorjit.hpp>
 
-#include "ir/passes/pipeline.hpp"
+#include <tensorjit/ir/pipeline.hpp>
 #include "ir/random_graph.hpp"
 #include "jit_oracle.hpp"
 #include "runtime/src/executor.hpp"

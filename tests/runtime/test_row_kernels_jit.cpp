@@ -10,7 +10,7 @@
 
 #include <tensorjit/tensorjit.hpp>
 
-#include "ir/passes/pipeline.hpp"
+#include <tensorjit/ir/pipeline.hpp>
 #include "jit_oracle.hpp"
 #include "runtime/src/executor.hpp"
 #include "runtime/src/tensor_impl.hpp"

@@ -1,8 +1,7 @@
 // The f64 vector math emitters, one family per file. Each takes and returns f64 values of the
-// builder's lane count; the f32 ops without a native emitter (f32_functions.hpp) reach them through
-// vector_math.cpp, which widens to f64 and rounds the result once, with the builder in
-// Evaluation::f64_for_f32 (shorter polynomials, no
-// double-double tails: the f64 value is good to about 2^-30, the f32 result to 0.5 ulp + 2^-6).
+// builder's lane count. f32 sin and cos (f32_trig.cpp) also call them with the builder in
+// Evaluation::f64_for_f32 (shorter polynomials, no double-double tails: the f64 value is good to
+// about 2^-30, the f32 result to 0.5 ulp + 2^-6).
 // The error bounds below are measured against a correctly rounded reference (docs/vector_math.md,
 // tests/codegen/vector_math_*); special values (NaN, +-inf, +-0, subnormals, overflow and underflow
 // thresholds) are those of glibc's libm.

@@ -1,7 +1,5 @@
 #include "vector_math.hpp"
 
-#include <vector>
-
 #include <tensorjit/ir/check.hpp>
 
 #include "f32_functions.hpp"
@@ -36,9 +34,8 @@ llvm::Value* emit_f64(MathBuilder& m, Op op, std::span<llvm::Value* const> x) {
   return nullptr;  // not reached: the check throws
 }
 
-// The f32 ops with a native f32 emitter (f32_functions.hpp), or nullptr: the other f32 ops are
-// evaluated in f64 and rounded once.
-llvm::Value* emit_native_f32(MathBuilder& m, Op op, std::span<llvm::Value* const> x) {
+// Every transcendental op has a native f32 emitter (f32_functions.hpp).
+llvm::Value* emit_f32(MathBuilder& m, Op op, std::span<llvm::Value* const> x) {
   switch (op) {
     case Op::exp: return f32::exp(m, x[0]);
     case Op::exp2: return f32::exp2(m, x[0]);
@@ -56,22 +53,15 @@ llvm::Value* emit_native_f32(MathBuilder& m, Op op, std::span<llvm::Value* const
     case Op::cos: return f32::cos(m, x[0]);
     case Op::gelu: return f32::gelu(m, x[0]);
     case Op::pow: return f32::pow(m, x[0], x[1]);
-    default: return nullptr;
+    default: break;
   }
+  TJ_INTERNAL_CHECK(false) << "vector math: no f32 emitter for " << ir::op_name(op);
+  return nullptr;  // not reached: the check throws
 }
 
 }  // namespace
 
-bool has_vector_math(Op op, DType dtype) {
-  if (!is_floating(dtype)) return false;
-  switch (op) {
-    case Op::exp: case Op::exp2: case Op::expm1: case Op::log: case Op::log2: case Op::log1p:
-    case Op::sin: case Op::cos: case Op::tanh: case Op::sigmoid: case Op::erf: case Op::gelu:
-    case Op::gelu_tanh: case Op::silu: case Op::softplus: case Op::pow:
-      return true;
-    default: return false;
-  }
-}
+bool has_vector_math(Op op, DType dtype) { return is_floating(dtype) && ir::is_transcendental(op); }
 
 llvm::Value* emit_vector_math(llvm::IRBuilder<>& builder, llvm::Module& module, unsigned lanes,
                               Op op, DType dtype, std::span<llvm::Value* const> operands) {
@@ -81,13 +71,8 @@ llvm::Value* emit_vector_math(llvm::IRBuilder<>& builder, llvm::Module& module, 
     MathBuilder m(builder, module, lanes, Evaluation::f64);
     return emit_f64(m, op, operands);
   }
-  MathBuilder native(builder, module, lanes, Evaluation::f32);
-  if (llvm::Value* result = emit_native_f32(native, op, operands)) return result;
-  MathBuilder m(builder, module, lanes, Evaluation::f64_for_f32);
-  std::vector<llvm::Value*> widened;
-  for (llvm::Value* operand : operands) widened.push_back(builder.CreateFPExt(operand, m.real_type()));
-  llvm::Value* result = emit_f64(m, op, widened);
-  return builder.CreateFPTrunc(result, operands[0]->getType());
+  MathBuilder m(builder, module, lanes, Evaluation::f32);
+  return emit_f32(m, op, operands);
 }
 
 }  // namespace tensorjit::codegen::vector_math

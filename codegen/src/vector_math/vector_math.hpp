@@ -16,12 +16,12 @@
 
 namespace tensorjit::codegen::vector_math {
 
-// Whether `op` on `dtype` operands is emitted here.
+// Whether `op` on `dtype` operands is emitted here: the transcendental ops of ops.def on floats.
 bool has_vector_math(ir::Op op, DType dtype);
 
 // `op` applied to `operands` (f32 or f64 registers of `lanes` lanes: a scalar when lanes == 1).
-// Most f32 ops are evaluated in f32 (f32_functions.hpp, emit_native_f32); gelu, sin, cos and pow
-// in f64 and rounded once at the end.
+// f64 ops by functions.hpp; f32 ops by their own emitters (f32_functions.hpp), in f32 but for
+// sin and cos, whose large-argument reduction runs in f64.
 llvm::Value* emit_vector_math(llvm::IRBuilder<>& builder, llvm::Module& module, unsigned lanes,
                               ir::Op op, DType dtype, std::span<llvm::Value* const> operands);
 

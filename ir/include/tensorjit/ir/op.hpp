@@ -9,7 +9,7 @@
 namespace tensorjit::ir {
 
 enum class Op : std::uint8_t {
-#define TJ_OP(name, arity, category, operands, result) name,
+#define TJ_OP(name, arity, category, operands, result, math) name,
 #include <tensorjit/ir/ops.def>
 #undef TJ_OP
 };
@@ -17,6 +17,7 @@ enum class Op : std::uint8_t {
 enum class OpCategory : std::uint8_t { source, movement, unary, binary, ternary, reduce, contraction };
 enum class OperandKind : std::uint8_t { any, numeric, floating, integer, boolean };
 enum class ResultKind : std::uint8_t { same, boolean, index, attr };
+enum class MathKind : std::uint8_t { exact, transcendental };
 
 struct OpInfo {
   std::string_view name;
@@ -24,11 +25,12 @@ struct OpInfo {
   OpCategory category;
   OperandKind operands;
   ResultKind result;
+  MathKind math;
 };
 
 inline constexpr std::array kOpTable = {
-#define TJ_OP(name, arity, category, operands, result) \
-  OpInfo{#name, arity, OpCategory::category, OperandKind::operands, ResultKind::result},
+#define TJ_OP(name, arity, category, operands, result, math) \
+  OpInfo{#name, arity, OpCategory::category, OperandKind::operands, ResultKind::result, MathKind::math},
 #include <tensorjit/ir/ops.def>
 #undef TJ_OP
 };
@@ -42,7 +44,6 @@ constexpr const OpInfo& info(Op op) { return kOpTable[static_cast<int>(op)]; }
 constexpr std::string_view op_name(Op op) { return info(op).name; }
 constexpr OpCategory category(Op op) { return info(op).category; }
 
-constexpr bool is_source(Op op) { return category(op) == OpCategory::source; }
 constexpr bool is_movement(Op op) { return category(op) == OpCategory::movement; }
 constexpr bool is_elementwise(Op op) {
   auto c = category(op);
@@ -50,6 +51,8 @@ constexpr bool is_elementwise(Op op) {
 }
 constexpr bool is_reduce(Op op) { return category(op) == OpCategory::reduce; }
 constexpr bool is_comparison(Op op) { return info(op).result == ResultKind::boolean; }
+// On floating operands, evaluated by the JIT's vector math within an ulp bound (ops.def, "math").
+constexpr bool is_transcendental(Op op) { return info(op).math == MathKind::transcendental; }
 
 // The op called `name`, or nothing (the parser's lookup).
 std::optional<Op> op_from_name(std::string_view name);

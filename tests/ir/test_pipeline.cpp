@@ -1,0 +1,85 @@
+// The pipeline: its passes in order, the log of each, and verify_plan's checks of a plan.
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include <tensorjit/error.hpp>
+#include <tensorjit/ir/pipeline.hpp>
+#include <tensorjit/ir/text.hpp>
+
+namespace ir = tensorjit::ir;
+
+namespace {
+
+// softmax over rows, a sum, and a view: every pass has something to do.
+constexpr const char* kGraph = R"(graph {
+  %0 = input f32[4, 8] strides=[8, 1] offset=0
+  %1 = reduce_max f32[4, 1] %0 axes=[1] keepdims=true mode=strict
+  %2 = expand f32[4, 8] %1 shape=[4, 8]
+  %3 = sub f32[4, 8] %0, %2
+  %4 = exp f32[4, 8] %3
+  %5 = reduce_sum f32[4, 1] %4 axes=[1] keepdims=true mode=strict
+  %6 = expand f32[4, 8] %5 shape=[4, 8]
+  %7 = div f32[4, 8] %4, %6
+  outputs %7
+}
+)";
+
+}  // namespace
+
+TEST_CASE("pipeline: the passes in order, each logged with the plan it left") {
+  std::vector<std::string> names;
+  for (const auto& pass : ir::pipeline_passes()) names.emplace_back(pass.name);
+  CHECK(names == std::vector<std::string>{"canonicalize", "fold_views", "fuse", "fuse_reductions",
+                                          "fuse_rows", "recompute_row_values", "fuse_epilogues"});
+
+  ir::PipelineLog log;
+  const ir::Plan plan = ir::plan_graph(ir::parse(kGraph), &log);
+  REQUIRE(log.passes.size() == names.size());
+  for (std::size_t p = 0; p < names.size(); ++p) CHECK(log.passes[p].name == names[p]);
+  // Before fuse a plan is its graph alone; fuse makes steps, fuse_rows joins softmax's into one.
+  CHECK(log.passes[1].after.steps.empty());
+  CHECK(log.passes[2].changed);
+  CHECK_FALSE(log.passes[2].after.steps.empty());
+  CHECK(log.passes[4].changed);
+  CHECK_FALSE(log.passes[6].changed);  // no matmul: fuse_epilogues has nothing to join
+  REQUIRE(plan.steps.size() == 1);
+  CHECK(plan.steps[0].kind == ir::Step::Kind::row);
+  CHECK(ir::print_plan(log.passes.back().after) == ir::print_plan(plan));
+  ir::verify_plan(plan);
+}
+
+TEST_CASE("verify_plan: a step that reads a value before it is computed, or writes what it does not compute") {
+  ir::Plan plan = ir::plan_graph(ir::parse(R"(graph {
+  %0 = input f32[16] strides=[1] offset=0
+  %1 = exp f32[16] %0
+  %2 = reduce_sum f32[] %1 axes=[0] keepdims=false mode=strict
+  %3 = mul f32[16] %0, %0
+  %4 = reduce_max f32[] %3 axes=[0] keepdims=false mode=strict
+  %5 = add f32[] %2, %4
+  outputs %5
+}
+)"));
+  ir::verify_plan(plan);
+  REQUIRE(plan.steps.size() >= 2);
+
+  ir::Plan reversed = plan;
+  std::swap(reversed.steps.front(), reversed.steps.back());
+  CHECK_THROWS_WITH_AS(ir::verify_plan(reversed), doctest::Contains("which no earlier step computes"),
+                       tensorjit::InternalError);
+
+  ir::Plan stray = plan;
+  stray.steps.front().outputs.push_back(plan.graph.outputs.front());
+  stray.steps.front().reasons.push_back("a stray output");
+  CHECK_THROWS_WITH_AS(ir::verify_plan(stray), doctest::Contains("which it does not compute"),
+                       tensorjit::InternalError);
+
+  ir::Plan unexplained = plan;
+  unexplained.steps.front().reasons.clear();
+  CHECK_THROWS_WITH_AS(ir::verify_plan(unexplained), doctest::Contains("reasons for"), tensorjit::InternalError);
+
+  ir::Plan missing = plan;
+  missing.steps.pop_back();
+  CHECK_THROWS_AS(ir::verify_plan(missing), tensorjit::InternalError);
+}
