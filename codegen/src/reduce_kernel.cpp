@@ -88,10 +88,6 @@ std::string reduce_plan_text(const ReducePlan& plan) {
                      loop_plan_text(plan.producer), loop_plan_text(plan.consumer), tiles);
 }
 
-std::string reduce_kernel_key(const ReduceKernelSpec& spec) {
-  return reduce_plan_text(make_reduce_plan(spec));
-}
-
 KernelHandle compile_reduce_kernel(Jit& jit, const ReduceKernelSpec& spec,
                                    const DumpRequest* dump) {
   // The plan is copied into the builder: the Jit may run it again later for a dump.

@@ -163,8 +163,6 @@ std::string row_plan_text(const RowPlan& plan) {
   return text;
 }
 
-std::string row_kernel_key(const RowKernelSpec& spec) { return row_plan_text(make_row_plan(spec)); }
-
 KernelHandle compile_row_kernel(Jit& jit, const RowKernelSpec& spec, const DumpRequest* dump) {
   // The plan is copied into the builder: the Jit may run it again later for a dump.
   RowPlan plan = make_row_plan(spec);

@@ -51,9 +51,15 @@ std::string TargetDescription::summary() const {
   return fmt::format("cpu {}, vector bits {} (native {})", cpu, vector_bits, native_vector_bits);
 }
 
+// The same rule as the GEMM's (kernels::native_vector_bits, kernels/src/cpu_features.cpp), so that
+// the JIT'd kernels and the micro-kernels agree on the width; tests/runtime checks both on the
+// host. 512 bits need the AVX-512 subsets the 512-bit micro-kernels are built with.
 int native_vector_bits_from_features(std::string_view features) {
-  if (has_feature(features, "avx512f")) return 512;
-  if (has_feature(features, "avx2")) return 256;
+  const bool avx2 = has_feature(features, "avx2") && has_feature(features, "fma");
+  if (avx2 && has_feature(features, "avx512f") && has_feature(features, "avx512vl") &&
+      has_feature(features, "avx512dq") && has_feature(features, "avx512bw"))
+    return 512;
+  if (avx2) return 256;
   return 128;
 }
 

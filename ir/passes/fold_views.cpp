@@ -92,12 +92,6 @@ class ViewFolder {
 
 }  // namespace
 
-bool is_view_of_materialized(const NodePtr& node) {
-  if (!is_movement(node->op())) return false;
-  const Node* base = view_base(node.get());
-  return base->op() != Op::input && base->op() != Op::constant;
-}
-
 Graph fold_views(const Graph& graph) {
   ViewFolder folder;
   Graph out;

@@ -22,7 +22,4 @@ namespace tensorjit::ir {
 
 Graph fold_views(const Graph& graph);
 
-// Whether `node` is a view chain ending at a node that fold_views leaves materialised.
-bool is_view_of_materialized(const NodePtr& node);
-
 }  // namespace tensorjit::ir

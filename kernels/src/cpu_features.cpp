@@ -40,8 +40,9 @@ bool cpu_supports(InstructionSet instruction_set) {
   return false;
 }
 
-// Measured (docs/gemm.md): with AVX-512 the 512-bit kernels are the fastest on this Zen 5, whose
-// FMA units are 512 bits wide.
+// Measured (docs/gemm.md): with AVX-512 the 512-bit kernels are the fastest on Zen 5, whose FMA
+// units are 512 bits wide. The JIT's native width follows the same rule
+// (codegen::native_vector_bits_from_features); tests/runtime checks that both agree on the host.
 int native_vector_bits() {
   if (cpu_supports(InstructionSet::avx512)) return 512;
   if (cpu_supports(InstructionSet::avx2)) return 256;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cassert>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -11,6 +10,8 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/TargetParser/Host.h>
+
+#include <tensorjit/ir/check.hpp>
 
 namespace tensorjit::codegen::vector_math {
 namespace {
@@ -180,7 +181,8 @@ llvm::Value* MathBuilder::per_register(
     std::initializer_list<llvm::Value*> operands,
     const std::function<llvm::Value*(llvm::ArrayRef<llvm::Value*>, unsigned)>& emit) {
   const unsigned pieces = register_lanes();
-  assert(lanes_ % pieces == 0);
+  TJ_INTERNAL_CHECK(lanes_ % pieces == 0)
+      << "vector math: " << lanes_ << " lanes do not split into registers of " << pieces;
   const llvm::ArrayRef<llvm::Value*> whole(operands.begin(), operands.end());
   if (pieces == lanes_) return emit(whole, lanes_);
   std::vector<llvm::Value*> results;
@@ -264,7 +266,8 @@ llvm::Value* MathBuilder::scale_by_power_of_two(llvm::Value* p, llvm::Value* k, 
 llvm::Value* MathBuilder::lookup(llvm::ArrayRef<double> table, llvm::Value* index) {
   auto& b = builder_;
   const unsigned size = static_cast<unsigned>(table.size());
-  assert(size != 0 && size <= 32 && (size & (size - 1)) == 0);
+  TJ_INTERNAL_CHECK(size != 0 && size <= 32 && (size & (size - 1)) == 0)
+      << "vector math: a table of " << size << " entries (a power of two up to 32 is needed)";
   const bool f32 = native_f32();
   // `count` entries from `first` as a constant vector, entry i mod size at position i.
   auto entries = [&](unsigned first, unsigned count) {
@@ -323,7 +326,9 @@ std::vector<llvm::Value*> MathBuilder::lookup_rows(llvm::ArrayRef<llvm::ArrayRef
                                                 llvm::Value* index) {
   auto& b = builder_;
   const auto size = static_cast<unsigned>(columns.front().size());
-  assert(size != 0 && size <= 32 && (size & (size - 1)) == 0 && lanes_ > 1);
+  TJ_INTERNAL_CHECK(size != 0 && size <= 32 && (size & (size - 1)) == 0 && lanes_ > 1)
+      << "vector math: a table of " << size << " rows read by " << lanes_
+      << " lanes (a power of two up to 32, and vectors, are needed)";
   const unsigned pieces = register_lanes();
   const unsigned element_bits = real_type_->getScalarType()->isFloatTy() ? 32 : 64;
   std::vector<llvm::Value*> result;

@@ -50,7 +50,6 @@ class MathBuilder {
   bool single_precision_source() const { return evaluation_ != Evaluation::f64; }
   bool native_f32() const { return evaluation_ == Evaluation::f32; }
   llvm::Type* real_type() const { return real_type_; }
-  llvm::Type* integer_type() const { return integer_type_; }
 
   // Constants in every lane (`value` rounded to f32 for native f32: give f32 values there).
   llvm::Value* real(double value);

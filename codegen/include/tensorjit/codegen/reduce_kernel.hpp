@@ -106,9 +106,6 @@ bool is_arg_reduction(ir::Op op);
 // Whether `op` is a reduction the reduce kernel lowers (every reduction op).
 bool is_jit_reduction(ir::Op op);
 
-// The structural key: op, both expressions (ops, dtypes, constants, wiring), access classes.
-std::string reduce_kernel_key(const ReduceKernelSpec& spec);
-
 // Compiles (or finds in the Jit's caches) the kernel; the handle's address is a ReduceFunction.
 KernelHandle compile_reduce_kernel(Jit& jit, const ReduceKernelSpec& spec,
                                    const DumpRequest* dump = nullptr);

@@ -91,9 +91,6 @@ struct RowKernelSpec {
   bool streaming_stores = false;
 };
 
-// The structural key: values (kinds, dtypes, access, slots) and phases (ops, expressions, wiring).
-std::string row_kernel_key(const RowKernelSpec& spec);
-
 // Compiles (or finds in the Jit's caches) the kernel; the handle's address is a RowFunction.
 KernelHandle compile_row_kernel(Jit& jit, const RowKernelSpec& spec, const DumpRequest* dump = nullptr);
 

@@ -24,7 +24,6 @@ struct Scalar {
   std::int64_t i = 0;
   static Scalar of(DType dtype, double value);        // converts as cast does
   static Scalar of_int(DType dtype, std::int64_t value);
-  double as_double(DType dtype) const { return is_floating(dtype) ? f : static_cast<double>(i); }
 };
 // Bitwise equality: -0.0 differs from 0.0, and a NaN equals the same NaN.
 bool bit_equal(const Scalar& a, const Scalar& b);
