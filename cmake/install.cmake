@@ -1,5 +1,6 @@
-# `cmake --install` puts the public headers, libtensorjit and a CMake package config under the
-# prefix, so a user writes find_package(tensorjit CONFIG REQUIRED) and links tensorjit::tensorjit.
+# `cmake --install` puts the public headers, libtensorjit, tensorjit-dump and a CMake package config
+# under the prefix, so a user writes find_package(tensorjit CONFIG REQUIRED) and links
+# tensorjit::tensorjit (which carries cxx_std_20 to the user's target).
 # Only the public headers are installed: no LLVM, fmt or IR header reaches a user's build.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -7,6 +8,9 @@ include(CMakePackageConfigHelpers)
 install(TARGETS tensorjit EXPORT tensorjitTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The installed tool finds the installed library next to it, wherever the prefix is moved.
+set_target_properties(tensorjit-dump PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+install(TARGETS tensorjit-dump RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY runtime/include/tensorjit DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ir/include/tensorjit/dtype.hpp ir/include/tensorjit/error.hpp
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tensorjit)

@@ -7,12 +7,30 @@
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
 
+#include "codegen/passes/split_vectors.hpp"
+
 namespace tensorjit::codegen {
+namespace {
+
+// split_vectors at each function's width, where the backend would not bound it: X86 decides by
+// the function attributes only whether 512-bit types are legal, so a kernel of 256 or 512 bits
+// keeps to its width by itself, and one of 128 bits on an AVX host does not (split_vectors.hpp).
+struct SplitVectorsPass : llvm::PassInfoMixin<SplitVectorsPass> {
+  llvm::PreservedAnalyses run(llvm::Function& function, llvm::FunctionAnalysisManager&) {
+    const llvm::Attribute width = function.getFnAttribute("min-legal-vector-width");
+    unsigned bits = 0;
+    if (!width.isValid() || width.getValueAsString().getAsInteger(10, bits) || bits >= 256)
+      return llvm::PreservedAnalyses::all();
+    return split_vectors(function, bits) ? llvm::PreservedAnalyses::none() : llvm::PreservedAnalyses::all();
+  }
+};
+
+}  // namespace
 
 std::string_view pipeline_name(Pipeline pipeline) {
   switch (pipeline) {
     case Pipeline::none: return "none";
-    case Pipeline::instcombine_simplifycfg: return "function(instcombine,simplifycfg)";
+    case Pipeline::instcombine_simplifycfg: return "function(instcombine,simplifycfg,split-vectors)";
     case Pipeline::o1: return "default<O1>";
     case Pipeline::o2: return "default<O2>";
   }
@@ -54,6 +72,7 @@ void run_pipeline(llvm::Module& module, llvm::TargetMachine* target_machine, Pip
       llvm::FunctionPassManager function_passes;
       function_passes.addPass(llvm::InstCombinePass());
       function_passes.addPass(llvm::SimplifyCFGPass());
+      function_passes.addPass(SplitVectorsPass());
       passes.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(function_passes)));
       break;
     }

@@ -14,7 +14,7 @@ namespace tensorjit::codegen {
 
 enum class Pipeline {
   none,                     // no IR pass at all
-  instcombine_simplifycfg,  // function(instcombine, simplifycfg): the one the JIT uses
+  instcombine_simplifycfg,  // function(instcombine, simplifycfg, split-vectors): the one the JIT uses
   o1,
   o2,
 };

@@ -124,8 +124,14 @@ Tensor full(const Shape& shape, double value, DType dtype) {
 }
 Tensor zeros(const Shape& shape, DType dtype) { return full(shape, 0.0, dtype); }
 Tensor ones(const Shape& shape, DType dtype) { return full(shape, 1.0, dtype); }
-Tensor zeros_like(const Tensor& like) { return zeros(like.shape(), like.dtype()); }
-Tensor ones_like(const Tensor& like) { return ones(like.shape(), like.dtype()); }
+Tensor zeros_like(const Tensor& like) {
+  detail::check_defined(like, "zeros_like");
+  return zeros(like.shape(), like.dtype());
+}
+Tensor ones_like(const Tensor& like) {
+  detail::check_defined(like, "ones_like");
+  return ones(like.shape(), like.dtype());
+}
 
 Tensor arange(double start, double stop, double step, DType dtype) {
   TJ_CHECK(step != 0) << "arange: step must not be zero";

@@ -37,33 +37,51 @@ Shape broadcast_shape(std::string_view op, const std::vector<const Tensor*>& ope
   return shape;
 }
 
+// Each helper takes `name`, the function the user called (remainder, not mod): errors name it.
+
+// The dtype both operands promote to, once both are known to hold a value.
+DType promoted_dtype(std::string_view name, const Tensor& a, const Tensor& b) {
+  detail::check_defined(a, name);
+  detail::check_defined(b, name);
+  return promote_types(a.dtype(), b.dtype());
+}
+
 // Broadcasts a and b to one shape and casts both to `dtype`, then builds `op`.
-Tensor binary(ir::Op op, const Tensor& a, const Tensor& b, DType dtype) {
-  auto na = node_of(a, ir::op_name(op));
-  auto nb = node_of(b, ir::op_name(op));
-  Shape shape = broadcast_shape(ir::op_name(op), {&a, &b});
+Tensor binary(std::string_view name, ir::Op op, const Tensor& a, const Tensor& b, DType dtype) {
+  auto na = node_of(a, name);
+  auto nb = node_of(b, name);
+  Shape shape = broadcast_shape(name, {&a, &b});
   return wrap(ir::make_binary(op, broadcast_to(cast_to(na, dtype), shape),
                               broadcast_to(cast_to(nb, dtype), shape)));
 }
 
 Tensor promoted(ir::Op op, const Tensor& a, const Tensor& b) {
-  return binary(op, a, b, promote_types(a.dtype(), b.dtype()));
+  return binary(ir::op_name(op), op, a, b, promoted_dtype(ir::op_name(op), a, b));
 }
 
 // Arithmetic has no meaning on bool in the IR; say what to do instead of a bare dtype error.
-Tensor arithmetic(ir::Op op, const Tensor& a, const Tensor& b) {
-  DType dtype = promote_types(a.dtype(), b.dtype());
-  TJ_CHECK(dtype != boolean) << ir::op_name(op) << ": arithmetic on two bool tensors ("
-                             << describe(a) << ", " << describe(b)
-                             << "); use logical_and/logical_or, or astype(tj::i32) first";
-  return binary(op, a, b, dtype);
+Tensor arithmetic(std::string_view name, ir::Op op, const Tensor& a, const Tensor& b) {
+  DType dtype = promoted_dtype(name, a, b);
+  TJ_CHECK(dtype != boolean) << name << ": arithmetic on two bool tensors (" << describe(a) << ", "
+                             << describe(b) << "); use logical_and/logical_or, or astype(tj::i32) first";
+  return binary(name, op, a, b, dtype);
+}
+Tensor arithmetic(ir::Op op, const Tensor& a, const Tensor& b) { return arithmetic(ir::op_name(op), op, a, b); }
+
+Tensor integer_or_bool(std::string_view name, ir::Op integer_op, ir::Op bool_op, const Tensor& a,
+                       const Tensor& b) {
+  DType dtype = promoted_dtype(name, a, b);
+  TJ_CHECK(!is_floating(dtype)) << name << ": needs integer or bool tensors, got " << describe(a)
+                                << " and " << describe(b);
+  return binary(name, dtype == boolean ? bool_op : integer_op, a, b, dtype);
 }
 
-Tensor integer_or_bool(ir::Op integer_op, ir::Op bool_op, const Tensor& a, const Tensor& b) {
-  DType dtype = promote_types(a.dtype(), b.dtype());
-  TJ_CHECK(!is_floating(dtype)) << ir::op_name(integer_op) << ": needs integer or bool tensors, got "
-                                << describe(a) << " and " << describe(b);
-  return binary(dtype == boolean ? bool_op : integer_op, a, b, dtype);
+Tensor integer_only(std::string_view name, ir::Op op, const Tensor& a, const Tensor& b,
+                    std::string_view advice = {}) {
+  DType dtype = promoted_dtype(name, a, b);
+  TJ_CHECK(is_integer(dtype)) << name << ": needs integer tensors, got " << describe(a) << " and "
+                              << describe(b) << advice;
+  return binary(name, op, a, b, dtype);
 }
 
 // The floating functions promote integer and bool inputs to f32 (PyTorch).
@@ -83,24 +101,27 @@ ir::NodePtr scalar_like(DType dtype, ir::Scalar value) { return ir::make_constan
 
 }  // namespace
 
+// An empty `like` gives the scalar its default dtype: the operator it is an operand of then says
+// that its tensor is empty, naming the operator.
 Tensor weak_scalar(const Tensor& like, double value) {
-  DType dtype = is_floating(like.dtype()) ? like.dtype() : f32;
+  DType dtype = like.defined() && is_floating(like.dtype()) ? like.dtype() : f32;
   return wrap(scalar_like(dtype, ir::Scalar::of(dtype, value)));
 }
 Tensor weak_scalar(const Tensor& like, std::int64_t value) {
-  DType dtype = like.dtype() == boolean ? i64 : like.dtype();
+  DType dtype = !like.defined() || like.dtype() == boolean ? i64 : like.dtype();
   return wrap(scalar_like(dtype, ir::Scalar::of_int(dtype, value)));
 }
 Tensor weak_scalar(const Tensor& like, bool value) {
-  return wrap(scalar_like(like.dtype(), ir::Scalar::of_int(like.dtype(), value ? 1 : 0)));
+  DType dtype = like.defined() ? like.dtype() : boolean;
+  return wrap(scalar_like(dtype, ir::Scalar::of_int(dtype, value ? 1 : 0)));
 }
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return arithmetic(ir::Op::add, a, b); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return arithmetic(ir::Op::sub, a, b); }
 Tensor operator*(const Tensor& a, const Tensor& b) { return arithmetic(ir::Op::mul, a, b); }
 Tensor operator/(const Tensor& a, const Tensor& b) {
-  DType dtype = promote_types(a.dtype(), b.dtype());
-  return binary(ir::Op::div, a, b, is_floating(dtype) ? dtype : f32);
+  DType dtype = promoted_dtype("div", a, b);
+  return binary("div", ir::Op::div, a, b, is_floating(dtype) ? dtype : f32);
 }
 Tensor operator-(const Tensor& a) { return numeric_unary(ir::Op::neg, a); }
 
@@ -111,43 +132,42 @@ Tensor operator>=(const Tensor& a, const Tensor& b) { return promoted(ir::Op::ge
 Tensor operator==(const Tensor& a, const Tensor& b) { return promoted(ir::Op::eq, a, b); }
 Tensor operator!=(const Tensor& a, const Tensor& b) { return promoted(ir::Op::ne, a, b); }
 
+// numpy's names: & | ^ are bitwise_and, bitwise_or and bitwise_xor for bool operands too.
 Tensor operator&(const Tensor& a, const Tensor& b) {
-  return integer_or_bool(ir::Op::bitwise_and, ir::Op::logical_and, a, b);
+  return integer_or_bool("bitwise_and", ir::Op::bitwise_and, ir::Op::logical_and, a, b);
 }
 Tensor operator|(const Tensor& a, const Tensor& b) {
-  return integer_or_bool(ir::Op::bitwise_or, ir::Op::logical_or, a, b);
+  return integer_or_bool("bitwise_or", ir::Op::bitwise_or, ir::Op::logical_or, a, b);
 }
 Tensor operator^(const Tensor& a, const Tensor& b) {
   // For bool, xor is inequality.
-  return integer_or_bool(ir::Op::bitwise_xor, ir::Op::ne, a, b);
+  return integer_or_bool("bitwise_xor", ir::Op::bitwise_xor, ir::Op::ne, a, b);
 }
 Tensor operator~(const Tensor& a) {
+  detail::check_defined(a, "bitwise_not");
   if (a.dtype() == boolean) return logical_not(a);
   TJ_CHECK(is_integer(a.dtype())) << "bitwise_not: needs an integer or bool tensor, got " << describe(a);
   return a ^ as_operand(a, std::int64_t{-1});
 }
-Tensor operator<<(const Tensor& a, const Tensor& b) {
-  DType dtype = promote_types(a.dtype(), b.dtype());
-  TJ_CHECK(is_integer(dtype)) << "left_shift: needs integer tensors, got " << describe(a) << " and " << describe(b);
-  return binary(ir::Op::left_shift, a, b, dtype);
-}
-Tensor operator>>(const Tensor& a, const Tensor& b) {
-  DType dtype = promote_types(a.dtype(), b.dtype());
-  TJ_CHECK(is_integer(dtype)) << "right_shift: needs integer tensors, got " << describe(a) << " and " << describe(b);
-  return binary(ir::Op::right_shift, a, b, dtype);
-}
+Tensor operator<<(const Tensor& a, const Tensor& b) { return integer_only("left_shift", ir::Op::left_shift, a, b); }
+Tensor operator>>(const Tensor& a, const Tensor& b) { return integer_only("right_shift", ir::Op::right_shift, a, b); }
 
 Tensor floor_divide(const Tensor& a, const Tensor& b) {
-  DType dtype = promote_types(a.dtype(), b.dtype());
-  TJ_CHECK(is_integer(dtype)) << "floor_divide: needs integer tensors, got " << describe(a) << " and "
-                              << describe(b) << "; for floats divide with / instead";
-  return binary(ir::Op::div, a, b, dtype);
+  return integer_only("floor_divide", ir::Op::div, a, b, "; for floats divide with / instead");
 }
-Tensor remainder(const Tensor& a, const Tensor& b) { return arithmetic(ir::Op::mod, a, b); }
+Tensor remainder(const Tensor& a, const Tensor& b) { return arithmetic("remainder", ir::Op::mod, a, b); }
 Tensor maximum(const Tensor& a, const Tensor& b) { return arithmetic(ir::Op::maximum, a, b); }
 Tensor minimum(const Tensor& a, const Tensor& b) { return arithmetic(ir::Op::minimum, a, b); }
 Tensor pow(const Tensor& a, const Tensor& b) { return arithmetic(ir::Op::pow, a, b); }
-Tensor clamp(const Tensor& x, const Tensor& lo, const Tensor& hi) { return minimum(maximum(x, lo), hi); }
+// minimum(maximum(x, lo), hi), with the operands checked here so that an error names clamp.
+Tensor clamp(const Tensor& x, const Tensor& lo, const Tensor& hi) {
+  for (const Tensor* t : {&x, &lo, &hi}) detail::check_defined(*t, "clamp");
+  broadcast_shape("clamp", {&x, &lo, &hi});
+  const DType lower = promote_types(x.dtype(), lo.dtype());
+  TJ_CHECK(lower != boolean) << "clamp: not defined for bool tensors (" << describe(x) << ", "
+                             << describe(lo) << ", " << describe(hi) << "); use astype(tj::i32) first";
+  return minimum(maximum(x, lo), hi);
+}
 
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   auto nc = node_of(condition, "where");
@@ -165,8 +185,12 @@ Tensor logical_not(const Tensor& x) {
   auto node = node_of(x, "logical_not");
   return wrap(ir::make_unary(ir::Op::logical_not, cast_to(node, boolean)));
 }
-Tensor logical_and(const Tensor& a, const Tensor& b) { return binary(ir::Op::logical_and, a, b, boolean); }
-Tensor logical_or(const Tensor& a, const Tensor& b) { return binary(ir::Op::logical_or, a, b, boolean); }
+Tensor logical_and(const Tensor& a, const Tensor& b) {
+  return binary("logical_and", ir::Op::logical_and, a, b, boolean);
+}
+Tensor logical_or(const Tensor& a, const Tensor& b) {
+  return binary("logical_or", ir::Op::logical_or, a, b, boolean);
+}
 
 Tensor abs(const Tensor& x) { return numeric_unary(ir::Op::abs, x); }
 Tensor sign(const Tensor& x) { return numeric_unary(ir::Op::sign, x); }

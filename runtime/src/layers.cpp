@@ -1,18 +1,25 @@
 // matmul with numpy's rules, and the layers built from primitives: the fusion pass recognises the
-// same patterns in a user's own code, so nothing here is a special op.
+// same patterns in a user's own code, so nothing here is a special op. Each function checks its
+// arguments before it builds anything, so that an error names the function the user called, not
+// one of the ops it is made of.
 #include <tensorjit/functions.hpp>
 
+#include <cmath>
 #include <tensorjit/ir/check.hpp>
 
 #include "runtime/src/tensor_impl.hpp"
 
 namespace tensorjit {
 
+using detail::check_defined;
+using detail::checked_axis;
 using detail::describe;
 using detail::node_of;
 using detail::wrap;
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  check_defined(a, "matmul");
+  check_defined(b, "matmul");
   TJ_CHECK(a.rank() >= 1 && b.rank() >= 1)
       << "matmul: operands must have rank >= 1, got " << describe(a) << " @ " << describe(b);
   DType dtype = promote_types(a.dtype(), b.dtype());
@@ -40,27 +47,54 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 namespace {
+
 Tensor floating(const Tensor& x) { return is_floating(x.dtype()) ? x : x.astype(f32); }
+
+// softmax and log_softmax: x holds a value and `axis` names one of its axes. Over an empty axis
+// there is nothing to normalise and the result is empty: returned as is, since max has no identity.
+int checked_softmax_axis(std::string_view name, const Tensor& x, std::int64_t axis) {
+  check_defined(x, name);
+  return checked_axis(axis, x.rank(), name, x.shape());
+}
+
+// layernorm and rmsnorm normalise over the last axis of x; `weights` (gamma, beta) are 1-D with its
+// extent, and eps is finite and not negative (a NaN or negative eps makes rows NaN silently).
+void check_norm_arguments(std::string_view name, const Tensor& x,
+                          std::initializer_list<std::pair<std::string_view, const Tensor*>> weights,
+                          double eps) {
+  check_defined(x, name);
+  for (const auto& [label, weight] : weights) check_defined(*weight, name);
+  TJ_CHECK(x.rank() >= 1) << name << ": x must have rank >= 1 (it is normalised over its last axis), got "
+                          << describe(x);
+  const std::int64_t extent = x.shape().back();
+  for (const auto& [label, weight] : weights)
+    TJ_CHECK(weight->rank() == 1 && weight->shape()[0] == extent)
+        << name << ": " << label << " " << describe(*weight) << " must be 1-D with the last extent of x "
+        << describe(x) << ", [" << extent << "]";
+  TJ_CHECK(std::isfinite(eps) && eps >= 0) << name << ": eps must be finite and >= 0, got " << eps;
+}
+
 }  // namespace
 
 Tensor softmax(const Tensor& x, std::int64_t axis) {
+  const int ax = checked_softmax_axis("softmax", x, axis);
   Tensor v = floating(x);
+  if (x.shape()[ax] == 0) return v;
   Tensor shifted = v - v.max({axis}, true);
   Tensor e = exp(shifted);
   return e / e.sum({axis}, true);
 }
 
 Tensor log_softmax(const Tensor& x, std::int64_t axis) {
+  const int ax = checked_softmax_axis("log_softmax", x, axis);
   Tensor v = floating(x);
+  if (x.shape()[ax] == 0) return v;
   Tensor shifted = v - v.max({axis}, true);
   return shifted - log(exp(shifted).sum({axis}, true));
 }
 
 Tensor layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps) {
-  TJ_CHECK(x.rank() >= 1 && gamma.rank() == 1 && beta.rank() == 1 &&
-           gamma.shape()[0] == x.shape().back() && beta.shape()[0] == x.shape().back())
-      << "layernorm: gamma " << describe(gamma) << " and beta " << describe(beta)
-      << " must be 1-D with the last extent of x " << describe(x);
+  check_norm_arguments("layernorm", x, {{"gamma", &gamma}, {"beta", &beta}}, eps);
   Tensor v = floating(x);
   // Centred two-pass variance: never E[x^2] - E[x]^2, which cancels for rows with a large mean.
   Tensor centred = v - v.mean({-1}, true);
@@ -69,8 +103,7 @@ Tensor layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, doubl
 }
 
 Tensor rmsnorm(const Tensor& x, const Tensor& gamma, double eps) {
-  TJ_CHECK(x.rank() >= 1 && gamma.rank() == 1 && gamma.shape()[0] == x.shape().back())
-      << "rmsnorm: gamma " << describe(gamma) << " must be 1-D with the last extent of x " << describe(x);
+  check_norm_arguments("rmsnorm", x, {{"gamma", &gamma}}, eps);
   Tensor v = floating(x);
   return v * rsqrt((v * v).mean({-1}, true) + eps) * gamma;
 }

@@ -184,7 +184,10 @@ class Printer {
 
 }  // namespace
 
-std::string Tensor::to_string() const { return Printer(*this).str(); }
+std::string Tensor::to_string() const {
+  detail::check_defined(*this, "to_string");
+  return Printer(*this).str();
+}
 
 std::ostream& operator<<(std::ostream& out, const Tensor& tensor) { return out << tensor.to_string(); }
 

@@ -11,6 +11,7 @@
 
 namespace tensorjit {
 
+using detail::check_defined;
 using detail::checked_axes;
 using detail::checked_axis;
 using detail::describe;
@@ -28,7 +29,10 @@ DType Tensor::dtype() const {
   TJ_CHECK(impl_) << "dtype: the tensor is empty (default-constructed); assign a value first";
   return impl_->dtype;
 }
-int Tensor::rank() const { return static_cast<int>(shape().size()); }
+int Tensor::rank() const {
+  TJ_CHECK(impl_) << "rank: the tensor is empty (default-constructed); assign a value first";
+  return static_cast<int>(impl_->shape.size());
+}
 std::int64_t Tensor::size() const { return node_of(*this, "size")->numel(); }
 
 const Tensor& Tensor::eval() const {
@@ -82,12 +86,14 @@ Tensor Tensor::permute(const std::vector<std::int64_t>& axes) const {
 }
 
 Tensor Tensor::transpose() const {
+  check_defined(*this, "transpose");
   std::vector<std::int64_t> axes;
   for (int d = rank() - 1; d >= 0; --d) axes.push_back(d);
   return permute(axes);
 }
 
 Tensor Tensor::transpose(std::int64_t axis0, std::int64_t axis1) const {
+  check_defined(*this, "transpose");
   const int r = rank();
   int a = checked_axis(axis0, r, "transpose", shape());
   int b = checked_axis(axis1, r, "transpose", shape());
@@ -136,9 +142,14 @@ Tensor Tensor::slice(std::int64_t axis, std::optional<std::int64_t> start,
   return wrap(ir::Node::make(ir::Op::slice, {node}, attr));
 }
 
-Tensor Tensor::flip(std::int64_t axis) const { return slice(axis, std::nullopt, std::nullopt, -1); }
+Tensor Tensor::flip(std::int64_t axis) const {
+  check_defined(*this, "flip");
+  checked_axis(axis, rank(), "flip", shape());
+  return slice(axis, std::nullopt, std::nullopt, -1);
+}
 
 Tensor Tensor::squeeze() const {
+  check_defined(*this, "squeeze");
   Shape kept;
   for (auto e : shape())
     if (e != 1) kept.push_back(e);
@@ -146,6 +157,7 @@ Tensor Tensor::squeeze() const {
 }
 
 Tensor Tensor::squeeze(std::int64_t axis) const {
+  check_defined(*this, "squeeze");
   const int ax = checked_axis(axis, rank(), "squeeze", shape());
   TJ_CHECK(shape()[ax] == 1) << "squeeze: axis " << axis << " of " << describe(*this)
                              << " has extent " << shape()[ax] << ", not 1";
@@ -155,6 +167,7 @@ Tensor Tensor::squeeze(std::int64_t axis) const {
 }
 
 Tensor Tensor::unsqueeze(std::int64_t axis) const {
+  check_defined(*this, "unsqueeze");
   const int ax = checked_axis(axis, rank() + 1, "unsqueeze", shape());
   Shape grown = shape();
   grown.insert(grown.begin() + ax, 1);
@@ -178,11 +191,27 @@ ir::ReductionMode to_ir(Reduction mode) {
   return mode == Reduction::fast ? ir::ReductionMode::fast : ir::ReductionMode::strict;
 }
 
-Tensor reduce(const Tensor& x, ir::Op op, const std::vector<std::int64_t>& axes, bool keepdims,
-              Reduction mode) {
-  auto node = node_of(x, ir::op_name(op));
-  auto ax = checked_axes(axes, node->rank(), ir::op_name(op), node->shape());
+bool has_identity(ir::Op op) {
+  return op == ir::Op::reduce_sum || op == ir::Op::reduce_prod || op == ir::Op::reduce_any ||
+         op == ir::Op::reduce_all;
+}
+
+// `name` is the function the user called (sum, not reduce_sum): every error names it.
+Tensor reduce(std::string_view name, const Tensor& x, ir::Op op, const std::vector<std::int64_t>& axes,
+              bool keepdims, Reduction mode) {
+  auto node = node_of(x, name);
+  auto ax = checked_axes(axes, node->rank(), name, node->shape());
+  for (int a : ax)
+    TJ_CHECK(node->shape()[a] > 0 || has_identity(op))
+        << name << ": cannot reduce the empty axis " << a << " of " << describe(x)
+        << " (no identity for this reduction)";
   return wrap(ir::make_reduce(op, node, ax, keepdims, to_ir(mode)));
+}
+
+// The flattened tensor's argmax or argmin; an empty tensor has none.
+Tensor flat_arg_reduce(std::string_view name, const Tensor& x, ir::Op op) {
+  TJ_CHECK(node_of(x, name)->numel() > 0) << name << ": " << describe(x) << " has no elements";
+  return reduce(name, x.reshape({-1}), op, {0}, false, Reduction::strict);
 }
 
 Tensor as_bool(const Tensor& x) { return x.dtype() == boolean ? x : x != 0; }
@@ -191,44 +220,49 @@ Tensor as_bool(const Tensor& x) { return x.dtype() == boolean ? x : x != 0; }
 
 Tensor Tensor::sum(Reduction mode) const { return sum({}, false, mode); }
 Tensor Tensor::sum(const std::vector<std::int64_t>& axes, bool keepdims, Reduction mode) const {
-  return reduce(*this, ir::Op::reduce_sum, axes, keepdims, mode);
+  return reduce("sum", *this, ir::Op::reduce_sum, axes, keepdims, mode);
 }
 Tensor Tensor::prod(Reduction mode) const { return prod({}, false, mode); }
 Tensor Tensor::prod(const std::vector<std::int64_t>& axes, bool keepdims, Reduction mode) const {
-  return reduce(*this, ir::Op::reduce_prod, axes, keepdims, mode);
+  return reduce("prod", *this, ir::Op::reduce_prod, axes, keepdims, mode);
 }
 Tensor Tensor::mean(Reduction mode) const { return mean({}, false, mode); }
 Tensor Tensor::mean(const std::vector<std::int64_t>& axes, bool keepdims, Reduction mode) const {
   // numpy's mean: the sum divided by the count, in a floating dtype (integers and bool give f32).
-  Tensor x = is_floating(dtype()) ? *this : astype(f32);
+  check_defined(*this, "mean");
   auto ax = checked_axes(axes, rank(), "mean", shape());
+  Tensor x = is_floating(dtype()) ? *this : astype(f32);
   std::int64_t count = 1;
   for (int a : ax) count *= shape()[a];
   return x.sum(axes, keepdims, mode) / static_cast<double>(count);
 }
 Tensor Tensor::max() const { return max({}, false); }
 Tensor Tensor::max(const std::vector<std::int64_t>& axes, bool keepdims) const {
-  return reduce(*this, ir::Op::reduce_max, axes, keepdims, Reduction::strict);
+  return reduce("max", *this, ir::Op::reduce_max, axes, keepdims, Reduction::strict);
 }
 Tensor Tensor::min() const { return min({}, false); }
 Tensor Tensor::min(const std::vector<std::int64_t>& axes, bool keepdims) const {
-  return reduce(*this, ir::Op::reduce_min, axes, keepdims, Reduction::strict);
+  return reduce("min", *this, ir::Op::reduce_min, axes, keepdims, Reduction::strict);
 }
-Tensor Tensor::argmax() const { return reshape({-1}).argmax(0); }
+Tensor Tensor::argmax() const { return flat_arg_reduce("argmax", *this, ir::Op::argmax); }
 Tensor Tensor::argmax(std::int64_t axis, bool keepdims) const {
-  return reduce(*this, ir::Op::argmax, {axis}, keepdims, Reduction::strict);
+  return reduce("argmax", *this, ir::Op::argmax, {axis}, keepdims, Reduction::strict);
 }
-Tensor Tensor::argmin() const { return reshape({-1}).argmin(0); }
+Tensor Tensor::argmin() const { return flat_arg_reduce("argmin", *this, ir::Op::argmin); }
 Tensor Tensor::argmin(std::int64_t axis, bool keepdims) const {
-  return reduce(*this, ir::Op::argmin, {axis}, keepdims, Reduction::strict);
+  return reduce("argmin", *this, ir::Op::argmin, {axis}, keepdims, Reduction::strict);
 }
 Tensor Tensor::any() const { return any({}, false); }
 Tensor Tensor::any(const std::vector<std::int64_t>& axes, bool keepdims) const {
-  return reduce(as_bool(*this), ir::Op::reduce_any, axes, keepdims, Reduction::strict);
+  check_defined(*this, "any");
+  checked_axes(axes, rank(), "any", shape());
+  return reduce("any", as_bool(*this), ir::Op::reduce_any, axes, keepdims, Reduction::strict);
 }
 Tensor Tensor::all() const { return all({}, false); }
 Tensor Tensor::all(const std::vector<std::int64_t>& axes, bool keepdims) const {
-  return reduce(as_bool(*this), ir::Op::reduce_all, axes, keepdims, Reduction::strict);
+  check_defined(*this, "all");
+  checked_axes(axes, rank(), "all", shape());
+  return reduce("all", as_bool(*this), ir::Op::reduce_all, axes, keepdims, Reduction::strict);
 }
 
 }  // namespace tensorjit

@@ -7,8 +7,12 @@
 
 namespace tensorjit::detail {
 
-ir::NodePtr node_of(const Tensor& tensor, std::string_view op) {
+void check_defined(const Tensor& tensor, std::string_view op) {
   TJ_CHECK(tensor.defined()) << op << ": the tensor is empty (default-constructed); assign a value first";
+}
+
+ir::NodePtr node_of(const Tensor& tensor, std::string_view op) {
+  check_defined(tensor, op);
   return tensor.impl()->node();
 }
 

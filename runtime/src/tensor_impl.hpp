@@ -30,12 +30,14 @@ struct TensorImpl {
   ir::NodePtr node_;
 };
 
+// Throws Error naming `op` for an empty (default-constructed) handle.
+void check_defined(const Tensor& tensor, std::string_view op);
 // The node of a tensor; throws Error naming `op` for an empty handle.
 ir::NodePtr node_of(const Tensor& tensor, std::string_view op);
 Tensor wrap(ir::NodePtr node);
 
-// The evaluated value of a tensor (evaluates it first when needed).
-ir::Value value_of(const Tensor& tensor);
+// The evaluated value of a tensor (evaluates it first when needed); errors name `op`.
+ir::Value value_of(const Tensor& tensor, std::string_view op);
 
 // "f32[2, 3]" for error messages.
 std::string describe(const Tensor& tensor);

@@ -10,8 +10,8 @@ namespace tensorjit {
 
 namespace detail {
 
-ir::Value value_of(const Tensor& tensor) {
-  ir::NodePtr node = node_of(tensor, "read");
+ir::Value value_of(const Tensor& tensor, std::string_view op) {
+  ir::NodePtr node = node_of(tensor, op);
   if (node->op() != ir::Op::input || !node->attr<ir::InputAttr>().buffer) {
     evaluate({tensor});
     node = tensor.impl()->node();
@@ -58,23 +58,24 @@ template <typename F> void for_each_index(const ir::Layout& layout, F&& visit) {
 
 }  // namespace
 
-Shape Tensor::strides() const { return detail::value_of(*this).layout.strides; }
-std::int64_t Tensor::offset() const { return detail::value_of(*this).layout.offset; }
+Shape Tensor::strides() const { return detail::value_of(*this, "strides").layout.strides; }
+std::int64_t Tensor::offset() const { return detail::value_of(*this, "offset").layout.offset; }
 
 const void* Tensor::data() const {
-  ir::Value value = detail::value_of(*this);
+  ir::Value value = detail::value_of(*this, "data");
   return static_cast<const char*>(value.buffer->data()) +
          value.layout.offset * static_cast<std::int64_t>(itemsize(value.dtype));
 }
 
 template <typename T> T Tensor::item() const {
-  TJ_CHECK(size() == 1) << "item: needs a tensor of one element, got " << detail::describe(*this);
-  ir::Value value = detail::value_of(*this);
+  TJ_CHECK(detail::node_of(*this, "item")->numel() == 1)
+      << "item: needs a tensor of one element, got " << detail::describe(*this);
+  ir::Value value = detail::value_of(*this, "item");
   return read_as<T>(value, value.layout.offset);
 }
 
 template <typename T> std::vector<T> Tensor::to_vector() const {
-  ir::Value value = detail::value_of(*this);
+  ir::Value value = detail::value_of(*this, "to_vector");
   std::vector<T> out;
   out.reserve(static_cast<std::size_t>(size()));
   for_each_index(value.layout, [&](std::int64_t element) { out.push_back(read_as<T>(value, element)); });
@@ -82,10 +83,10 @@ template <typename T> std::vector<T> Tensor::to_vector() const {
 }
 
 template <typename T> T Tensor::at(const std::vector<std::int64_t>& index) const {
-  const Shape& s = shape();
+  const Shape s = detail::node_of(*this, "at")->shape();
   TJ_CHECK(index.size() == s.size()) << "at: " << index.size() << " indices for "
                                      << detail::describe(*this);
-  ir::Value value = detail::value_of(*this);
+  ir::Value value = detail::value_of(*this, "at");
   std::int64_t element = value.layout.offset;
   for (std::size_t d = 0; d < s.size(); ++d) {
     std::int64_t i = index[d] < 0 ? index[d] + s[d] : index[d];

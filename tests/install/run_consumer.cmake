@@ -19,3 +19,18 @@ run(${CONSUMER_BUILD}/app)
 if(NOT last_output STREQUAL "[5. 7. 9.]\n")
   message(FATAL_ERROR "the consumer printed '${last_output}'")
 endif()
+
+# The installed tool runs from the prefix (its RUNPATH names the installed library, not the build
+# tree's) and prints a stage of a small graph.
+set(dump ${PREFIX}/bin/tensorjit-dump)
+if(NOT EXISTS ${dump})
+  message(FATAL_ERROR "cmake --install did not install ${dump}")
+endif()
+run(${dump} ${DUMP_INPUT} --stage plan)
+if(NOT last_output MATCHES "step 0: loop over f32\\[4096\\]")
+  message(FATAL_ERROR "the installed tensorjit-dump printed '${last_output}'")
+endif()
+execute_process(COMMAND ldd ${dump} OUTPUT_VARIABLE libraries)
+if(NOT libraries MATCHES "libtensorjit[^\n]*=> ${PREFIX}/")
+  message(FATAL_ERROR "the installed tensorjit-dump does not load the installed library:\n${libraries}")
+endif()

@@ -1,0 +1,33 @@
+# Dumps the assembly of every kernel of INPUT at BITS with tensorjit-dump (DUMP) and fails when it
+# names a register wider than BITS, or none of that width: VECTOR_BITS bounds every instruction of
+# every kernel, vector math included. At 512 on a CPU without AVX-512 there is nothing to check.
+if(BITS EQUAL 512)
+  file(READ /proc/cpuinfo cpuinfo)
+  if(NOT cpuinfo MATCHES "avx512f")
+    message("SKIPPED: this CPU lacks AVX-512, so 512-bit kernels cannot be checked for zmm")
+    return()
+  endif()
+endif()
+execute_process(COMMAND ${DUMP} ${INPUT} --stage asm --vector-bits ${BITS}
+  RESULT_VARIABLE result OUTPUT_VARIABLE asm ERROR_VARIABLE errors)
+if(NOT result EQUAL 0)
+  message(FATAL_ERROR "tensorjit-dump failed (${result}): ${errors}")
+endif()
+set(register_of_128 xmm)
+set(register_of_256 ymm)
+set(register_of_512 zmm)
+set(wider_than_128 "%(ymm|zmm)")
+set(wider_than_256 "%zmm")
+if(NOT asm MATCHES "%${register_of_${BITS}}")
+  message(FATAL_ERROR "no %${register_of_${BITS}} register in the ${BITS}-bit kernels of ${INPUT}")
+endif()
+if(DEFINED wider_than_${BITS})
+  string(REGEX MATCHALL "[^\n]*${wider_than_${BITS}}[^\n]*" wider "${asm}")
+  list(LENGTH wider count)
+  if(count GREATER 0)
+    list(SUBLIST wider 0 10 shown)
+    string(REPLACE ";" "\n" shown "${shown}")
+    message(FATAL_ERROR "${count} instructions of the ${BITS}-bit kernels of ${INPUT} use registers "
+                        "wider than ${BITS} bits, e.g.\n${shown}")
+  endif()
+endif()
