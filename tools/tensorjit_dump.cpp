@@ -1,6 +1,7 @@
 // tensorjit-dump: reads a graph in the text IR and prints any stage of what tensorjit makes of it.
 //
-//   tensorjit-dump FILE.tjir [--stage graph|plan|llvm|llvm-opt|asm|all] [--vector-bits N] [--run]
+//   tensorjit-dump FILE.tjir [--stage graph|after:<pass>|plan|llvm|llvm-opt|asm|all]
+//                  [--vector-bits N] [--run]
 //
 // The LLVM IR and assembly it prints are those of the kernels it actually compiled and ran (on
 // random inputs), captured by the JIT as it linked them, not a second compilation.
@@ -22,10 +23,10 @@
 
 #include <tensorjit/error.hpp>
 #include <tensorjit/ir/interpreter.hpp>
-#include <tensorjit/ir/text.hpp>
-
 #include <tensorjit/ir/pipeline.hpp>
-#include "runtime/src/plan_runner.hpp"
+#include <tensorjit/ir/text.hpp>
+#include <tensorjit/runtime/run_plan.hpp>
+
 
 namespace ir = tensorjit::ir;
 namespace fs = std::filesystem;
@@ -133,17 +134,29 @@ bool has_vector_math(const ir::Graph& graph) {
   return false;
 }
 
+// The plan as a pass left it: its graph, and its steps once fuse has made them.
+void print_after_pass(const ir::PipelineLog& log, std::string_view pass) {
+  for (const auto& record : log.passes) {
+    if (record.name != pass) continue;
+    std::cout << "; after " << record.name << (record.changed ? "" : " (unchanged)") << "\n"
+              << ir::print(record.after.graph) << "\n";
+    if (!record.after.steps.empty()) std::cout << ir::print_plan(record.after) << "\n";
+  }
+}
+
 int run(const fs::path& file, const std::string& stage, bool time_it) {
   ir::Graph parsed = ir::parse(read_file(file));
   ir::Graph graph = bind_random_inputs(parsed, 0x7e5a);
-  ir::Plan plan = ir::plan_graph(graph);
+  ir::PipelineLog log;
+  ir::Plan plan = ir::plan_graph(graph, &log);
   const bool all = stage == "all";
   if (stage == "graph" || all) std::cout << ir::print(parsed) << "\n";
+  if (stage.starts_with("after:")) print_after_pass(log, std::string_view(stage).substr(6));
   if (stage == "plan" || all) std::cout << ir::print(plan.graph) << "\n" << ir::print_plan(plan) << "\n";
 
   fs::path folder = fs::temp_directory_path() / fmt::format("tensorjit-dump-{}", ::getpid());
   fs::create_directories(folder);
-  std::vector<ir::Value> values = tensorjit::detail::run_plan(plan, folder);
+  std::vector<ir::Value> values = tensorjit::internal::run_plan(plan, folder);
   if (stage == "llvm" || all) print_kernel_files(folder, ".ll");
   if (stage == "llvm-opt" || all) print_kernel_files(folder, ".opt.ll");
   if (stage == "asm" || all) print_kernel_files(folder, ".s");
@@ -170,8 +183,8 @@ int run(const fs::path& file, const std::string& stage, bool time_it) {
   constexpr int kRuns = 11;
   std::vector<std::vector<double>> per_step(plan.steps.size());
   for (int r = 0; r < kRuns; ++r) {
-    tensorjit::detail::StepTimes times;
-    tensorjit::detail::run_plan(plan, {}, &times);
+    tensorjit::internal::StepTimes times;
+    tensorjit::internal::run_plan(plan, {}, &times);
     for (std::size_t s = 0; s < times.steps.size(); ++s)
       per_step[s].push_back(std::chrono::duration<double, std::micro>(times.steps[s]).count());
   }
@@ -194,8 +207,12 @@ int main(int argc, char** argv) {
   int vector_bits = 0;
   bool time_it = false;
   app.add_option("file", file, "a .tjir file (written by TENSORJIT_DUMP, or by hand)")->required();
-  app.add_option("--stage", stage, "graph, plan, llvm (before optimization), llvm-opt, asm, or all")
-      ->check(CLI::IsMember({"graph", "plan", "llvm", "llvm-opt", "asm", "all"}));
+  std::vector<std::string> stages = {"graph", "plan", "llvm", "llvm-opt", "asm", "all"};
+  for (const auto& pass : ir::pipeline_passes()) stages.push_back("after:" + std::string(pass.name));
+  app.add_option("--stage", stage,
+                 "graph, after:<pass> (the plan a pass of the pipeline left: after:canonicalize, "
+                 "after:fuse, ...), plan, llvm (before optimization), llvm-opt, asm, or all")
+      ->check(CLI::IsMember(stages));
   app.add_option("--vector-bits", vector_bits, "build kernels at 128, 256 or 512 bits (default: native)")
       ->check(CLI::IsMember({128, 256, 512}));
   app.add_flag("--run", time_it, "run on random inputs, check against the interpreter, time each step");

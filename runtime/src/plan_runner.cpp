@@ -45,3 +45,11 @@ std::vector<ir::Value> run_plan(const ir::Plan& plan, const std::filesystem::pat
 }
 
 }  // namespace tensorjit::detail
+
+namespace tensorjit::internal {
+
+std::vector<ir::Value> run_plan(const ir::Plan& plan, const std::filesystem::path& dump_folder, StepTimes* times) {
+  return detail::run_plan(plan, dump_folder, times);
+}
+
+}  // namespace tensorjit::internal

@@ -6,16 +6,14 @@
 #include <vector>
 
 #include <tensorjit/ir/plan.hpp>
+#include <tensorjit/runtime/run_plan.hpp>
 
 #include "runtime/src/step_kind.hpp"
 #include "runtime/src/value_table.hpp"
 
 namespace tensorjit::detail {
 
-// How long each step took, in plan order (filled when asked for).
-struct StepTimes {
-  std::vector<std::chrono::nanoseconds> steps;
-};
+using internal::StepTimes;
 
 // One value per graph output, computed by running every step of the plan in order. Kernels dump
 // into `dump_folder` when it is not empty.

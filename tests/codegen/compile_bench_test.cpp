@@ -17,8 +17,8 @@
 #include <tensorjit/codegen/log.hpp>
 
 #include "codegen_test_support.hpp"
-#include "jit_engine.hpp"
-#include "pipeline.hpp"
+#include "codegen/src/jit/jit_engine.hpp"
+#include "codegen/src/jit/optimization_pipeline.hpp"
 
 namespace codegen = tensorjit::codegen;
 using namespace tensorjit::codegen::testing;

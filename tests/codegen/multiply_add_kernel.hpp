@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "module_builder.hpp"
+#include "codegen/src/jit/module_builder.hpp"
 
 namespace tensorjit::codegen::testing {
 

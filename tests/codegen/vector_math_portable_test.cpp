@@ -12,7 +12,7 @@
 #include <optional>
 #include <random>
 
-#include "vector_math/math_builder.hpp"
+#include "codegen/src/vector_math/math_builder.hpp"
 #include "vector_math_testing.hpp"
 
 namespace codegen = tensorjit::codegen;

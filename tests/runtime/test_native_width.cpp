@@ -1,5 +1,5 @@
 // The JIT'd kernels and the GEMM's micro-kernels take the same native width on this CPU: one rule,
-// written in codegen/src/target.cpp and kernels/src/cpu_features.cpp.
+// written in codegen/src/jit/target.cpp and kernels/src/cpu_features.cpp.
 #include <doctest/doctest.h>
 
 #include <tensorjit/codegen/target.hpp>

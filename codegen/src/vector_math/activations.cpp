@@ -1,7 +1,7 @@
 // tanh and the logistic activations in f64, built on exp.cpp. No polynomial of their own: each
 // formula is chosen so that no step cancels and no intermediate leaves the normal range, and the
 // error is exp's plus a rounding or two (measured bounds: docs/vector_math.md).
-#include "functions.hpp"
+#include "codegen/src/vector_math/functions.hpp"
 
 #include <limits>
 

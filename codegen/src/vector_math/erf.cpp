@@ -7,7 +7,7 @@
 //                             2^-61.52); erf = 1 - erfc, and erf = 1 from |x| >= 6.
 // x^2 enters exp as a double-double (FMA product), so the exponent's rounding costs nothing.
 // Measured errors: docs/vector_math.md.
-#include "functions.hpp"
+#include "codegen/src/vector_math/functions.hpp"
 
 #include <array>
 

@@ -19,7 +19,7 @@
 // evaluation with FMAs adds below 2^-54. Reconstruction: 2^k by two exact power-of-two factors
 // (scale_by_power_of_two), so overflow, the subnormal range and underflow round once.
 // Measured errors: docs/vector_math.md.
-#include "functions.hpp"
+#include "codegen/src/vector_math/functions.hpp"
 
 #include <algorithm>
 #include <array>

@@ -6,7 +6,7 @@
 // the quotient but takes e rounded as its numerator (its comment).
 // softplus is log1p of exp as a pair (f32_log.cpp).
 // Measured bounds: docs/vector_math.md.
-#include "f32_functions.hpp"
+#include "codegen/src/vector_math/f32_functions.hpp"
 
 #include <limits>
 

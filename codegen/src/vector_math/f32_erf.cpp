@@ -7,7 +7,7 @@
 // Horner's roundings in e cost a fraction of an ulp of erf (>= 0.84 there) before the final
 // subtraction rounds; the expansion point 2.25 keeps |t - 2.25| small where erfc is largest. No
 // exp and no division. Measured errors: docs/vector_math.md.
-#include "f32_functions.hpp"
+#include "codegen/src/vector_math/f32_functions.hpp"
 
 namespace tensorjit::codegen::vector_math::f32 {
 namespace {

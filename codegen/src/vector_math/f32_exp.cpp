@@ -19,7 +19,7 @@
 // exp2 reduces by k = round(x) exactly and takes r ln2 as an FMA product pair through the same
 // parts; expm1 forms 2^k (hi + lo) - 1 without cancellation (below).
 // Measured errors: docs/vector_math.md.
-#include "f32_functions.hpp"
+#include "codegen/src/vector_math/f32_functions.hpp"
 
 #include <limits>
 

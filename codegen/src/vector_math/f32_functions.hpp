@@ -6,7 +6,7 @@
 // and special values (those of glibc): docs/vector_math.md, tests/codegen/vector_math.
 #pragma once
 
-#include "math_builder.hpp"
+#include "codegen/src/vector_math/math_builder.hpp"
 
 namespace tensorjit::codegen::vector_math::f32 {
 

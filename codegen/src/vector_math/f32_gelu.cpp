@@ -24,7 +24,7 @@
 //   near x = -14.5; for x > 0 gelu = x - v, |v| <= 0.24 x.
 // t above 10.5 (x beyond +-14.8) gives x for x > 0 and x 0 (-0, NaN for -inf) for x < 0; NaN
 // gives NaN. Coefficients: scripts/vector_math_f32_fit.py. Measured errors: docs/vector_math.md.
-#include "f32_functions.hpp"
+#include "codegen/src/vector_math/f32_functions.hpp"
 
 #include <tensorjit/ir/scalar_ops.hpp>
 

@@ -21,7 +21,7 @@
 // worst. The table lives in registers at 512 bits (one vpermi2ps per column,
 // MathBuilder::lookup).
 // Measured bound and speed: docs/vector_math.md.
-#include "f32_functions.hpp"
+#include "codegen/src/vector_math/f32_functions.hpp"
 
 #include <array>
 #include <cstddef>
@@ -29,7 +29,7 @@
 
 #include <tensorjit/ir/scalar_ops.hpp>
 
-#include "functions.hpp"
+#include "codegen/src/vector_math/functions.hpp"
 
 namespace tensorjit::codegen::vector_math::f32 {
 namespace {

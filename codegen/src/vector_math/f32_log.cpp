@@ -11,7 +11,7 @@
 // terms, and the result is rounded once at the end. log2 multiplies f + tail by 1/ln2 as pairs
 // and adds k by Fast2Sum (k is exact, so log2 of a power of two is exact).
 // Measured errors: docs/vector_math.md.
-#include "f32_functions.hpp"
+#include "codegen/src/vector_math/f32_functions.hpp"
 
 #include <limits>
 #include <utility>

@@ -20,8 +20,8 @@
 //   pow(+-0, y) = +-0 / +0 for y > 0 and +-inf / +inf for y < 0 (odd integer y / other y);
 //   pow(-1, +-inf) = 1; pow(x, +-inf) and pow(+-inf, y) by |x| against 1 and the sign of y.
 // |y| >= 2^24 is an even integer. Measured errors: docs/vector_math.md.
-#include "f32_functions.hpp"
-#include "functions.hpp"
+#include "codegen/src/vector_math/f32_functions.hpp"
+#include "codegen/src/vector_math/functions.hpp"
 
 namespace tensorjit::codegen::vector_math::f32 {
 namespace {

@@ -9,7 +9,7 @@
 // scripts/vector_math_f32_fit.py (tanh_pieces), 2^-26 relative at worst. The table lives in
 // registers at 512 bits (one vpermi2ps per coefficient, MathBuilder::lookup).
 // Measured bound and speed: docs/vector_math.md.
-#include "f32_functions.hpp"
+#include "codegen/src/vector_math/f32_functions.hpp"
 
 #include <array>
 #include <cstddef>

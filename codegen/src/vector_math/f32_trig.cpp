@@ -23,8 +23,8 @@
 // itself calling libm beyond 2^30), in a block entered only when some lane of the vector needs
 // it: which path a lane takes depends on its own value only, so results stay the same at every
 // width and in the loop tail. Measured errors: docs/vector_math.md.
-#include "f32_functions.hpp"
-#include "functions.hpp"
+#include "codegen/src/vector_math/f32_functions.hpp"
+#include "codegen/src/vector_math/functions.hpp"
 
 namespace tensorjit::codegen::vector_math::f32 {
 namespace {

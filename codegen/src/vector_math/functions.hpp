@@ -9,7 +9,7 @@
 
 #include <functional>
 
-#include "math_builder.hpp"
+#include "codegen/src/vector_math/math_builder.hpp"
 
 namespace tensorjit::codegen::vector_math {
 

@@ -6,7 +6,7 @@
 // log(m) = f - (hfsq - s (hfsq + R)) with hfsq = f^2 / 2, which fdlibm proves below 1 ulp.
 // Reconstruction: k ln2 with fdlibm's ln2_hi (k * ln2_hi exact for |k| < 2000) and ln2_lo.
 // Measured errors: docs/vector_math.md.
-#include "functions.hpp"
+#include "codegen/src/vector_math/functions.hpp"
 
 #include <limits>
 

@@ -1,4 +1,4 @@
-#include "math_builder.hpp"
+#include "codegen/src/vector_math/math_builder.hpp"
 
 #include <algorithm>
 #include <atomic>

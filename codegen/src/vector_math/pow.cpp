@@ -6,7 +6,7 @@
 //   x < 0 finite and y finite non-integer give NaN;       x < 0 and odd integer y negate;
 //   pow(+-0, y) = +-0 / +0 for y > 0 and +-inf / +inf for y < 0 (odd integer y / other y);
 //   pow(-1, +-inf) = 1; pow(x, +-inf) and pow(+-inf, y) by |x| against 1 and the sign of y.
-#include "functions.hpp"
+#include "codegen/src/vector_math/functions.hpp"
 
 #include <limits>
 

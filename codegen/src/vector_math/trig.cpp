@@ -11,7 +11,7 @@
 // Range: |x| <= 2^30 (the reduction's k is exact and |r| <= pi/4 + 2^-24). Lanes beyond it (and
 // +-inf) are handed to libm's sin/cos, in a block entered only when some lane needs it: the choice
 // depends on the lane's own value only, so results stay the same at every width.
-#include "functions.hpp"
+#include "codegen/src/vector_math/functions.hpp"
 
 #include <llvm/IR/Intrinsics.h>
 

@@ -1,9 +1,9 @@
-#include "vector_math.hpp"
+#include "codegen/src/vector_math/vector_math.hpp"
 
 #include <tensorjit/ir/check.hpp>
 
-#include "f32_functions.hpp"
-#include "functions.hpp"
+#include "codegen/src/vector_math/f32_functions.hpp"
+#include "codegen/src/vector_math/functions.hpp"
 
 namespace tensorjit::codegen::vector_math {
 namespace {

@@ -1,6 +1,6 @@
 // The JIT facade: compiles LLVM modules to host code once per kernel key, with an in-memory cache,
 // an optional on-disk cache and optional dumps. LLVM-free; the builder type that fills a module
-// lives in codegen/src/module_builder.hpp, so only code inside codegen/ can call get_or_compile.
+// lives in codegen/src/jit/module_builder.hpp, so only code inside codegen/ can call get_or_compile.
 //
 // Process model. One ORC LLJIT serves the whole process; it is created on the first Jit's
 // construction and never destroyed (kernels may be referenced from static destructors of other
@@ -37,7 +37,7 @@
 
 namespace tensorjit::codegen {
 
-class ModuleBuilder;  // codegen/src/module_builder.hpp: fills an llvm::Module
+class ModuleBuilder;  // codegen/src/jit/module_builder.hpp: fills an llvm::Module
 
 // What identifies a kernel's code: the caller's structural key (ops, dtypes, layout classes...).
 // The JIT adds everything else that changes the code (width, CPU, LLVM and project versions,

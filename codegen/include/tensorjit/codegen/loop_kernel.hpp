@@ -22,7 +22,7 @@
 // bits as the vector body (elementwise code is lane independent). Any split of the range across
 // threads gives the same bits.
 //
-// What the lowering (codegen/src/lower_loop.cpp) guarantees and assumes:
+// What the lowering (codegen/src/lower/lower_loop.cpp) guarantees and assumes:
 //   - lanes: every value is a vector of L lanes, L = vector bits / bits of the kernel's widest
 //     dtype (bool counts 8 bits); the main loop takes 4 vectors per iteration (1 when the body is
 //     long: vector math, integer division per lane), then single vectors, then a scalar tail

@@ -1,5 +1,5 @@
 // Fused reduction kernels: the contract between the fusion plan (ir/passes/fuse_reductions,
-// runtime/src/reduce_step.cpp) and the lowering to LLVM IR (codegen/src/lower_reduce.cpp).
+// runtime/src/reduce_step.cpp) and the lowering to LLVM IR (codegen/src/lower/lower_reduce.cpp).
 // LLVM-free.
 //
 // A kernel computes one reduction (reduce_sum, reduce_prod, reduce_max, reduce_min, reduce_any,

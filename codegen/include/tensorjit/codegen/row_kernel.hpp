@@ -1,5 +1,5 @@
 // Row kernels: the contract between a row step (ir/passes/fuse_rows, runtime/src/row_kernel_step.cpp)
-// and its lowering to LLVM IR (codegen/src/lower_row.cpp). LLVM-free.
+// and its lowering to LLVM IR (codegen/src/lower/lower_row.cpp). LLVM-free.
 //
 // A row kernel runs every phase of a row step on one row before it moves to the next, in ONE
 // function, so that a row read from memory once stays in L1 across its phases (softmax: max, exp,

@@ -1,6 +1,6 @@
 // The strict reduction order (docs/contracts.md, contract 3): the one definition that the interpreter
 // (ir/src/interpreter_reduce.cpp, combine_in_order) computes and the JIT's reduction kernels
-// (codegen/src/lower_reduce.cpp) reproduce bit for bit, at any vector width and thread count.
+// (codegen/src/lower/lower_reduce.cpp) reproduce bit for bit, at any vector width and thread count.
 //
 // A reduction combines, for each output, its n reduced elements e_0 .. e_{n-1} (row-major order of
 // their indices in the logical input) with one operation ⊕ (add, multiply, maximum, minimum,

@@ -1,0 +1,62 @@
+// What every kernel family's lowering does the same way. A kernel is one function
+//   void <symbol>(const <Family>Args* args, i64 begin, i64 end)
+// in its own module, whose index arithmetic is i64 and whose arguments come as a struct of
+// pointers and counts; each family's lowering (lower_loop, lower_reduce, lower_row) derives from
+// this class and adds its loop nest.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include "codegen/src/jit/module_builder.hpp"
+
+namespace tensorjit::codegen {
+
+class KernelLowering {
+ protected:
+  explicit KernelLowering(llvm::Module& module)
+      : module_(module), context_(module.getContext()), builder_(context_), index_type_(builder_.getInt64Ty()) {}
+
+  // Creates the kernel's function with the width's attributes (set_kernel_function_attributes),
+  // names its arguments args, begin and end, and starts its entry block.
+  void begin_function(const std::string& symbol, int vector_bits) {
+    llvm::Type* pointer = builder_.getPtrTy();
+    auto* type = llvm::FunctionType::get(builder_.getVoidTy(), {pointer, index_type_, index_type_}, false);
+    function_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, symbol, module_);
+    set_kernel_function_attributes(*function_, vector_bits);
+    args_ = function_->getArg(0);
+    begin_ = function_->getArg(1);
+    end_ = function_->getArg(2);
+    args_->setName("args");
+    begin_->setName("begin");
+    end_->setName("end");
+    builder_.SetInsertPoint(block("entry"));
+  }
+
+  llvm::Value* index(std::int64_t value) { return builder_.getInt64(value); }
+  llvm::BasicBlock* block(const char* name) { return llvm::BasicBlock::Create(context_, name, function_); }
+  // The field of `type` at byte `offset` of the argument struct.
+  llvm::Value* load_field(llvm::Type* type, std::size_t offset, const char* name) {
+    llvm::Value* address = builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), args_, offset);
+    return builder_.CreateAlignedLoad(type, address, llvm::Align(8), name);
+  }
+  // base[position] of an i64 array.
+  llvm::Value* load_index(llvm::Value* base, llvm::Value* position, const char* name) {
+    return builder_.CreateAlignedLoad(index_type_, builder_.CreateGEP(index_type_, base, position), llvm::Align(8),
+                                      name);
+  }
+
+  llvm::Module& module_;
+  llvm::LLVMContext& context_;
+  llvm::IRBuilder<> builder_;
+  llvm::Type* index_type_;
+  llvm::Function* function_ = nullptr;
+  llvm::Value* args_ = nullptr;
+  llvm::Value* begin_ = nullptr;
+  llvm::Value* end_ = nullptr;
+};
+
+}  // namespace tensorjit::codegen

@@ -1,0 +1,122 @@
+#include "codegen/src/lower/loop_plan.hpp"
+
+#include <bit>
+#include <sstream>
+#include <unordered_map>
+
+#include <tensorjit/ir/check.hpp>
+#include <tensorjit/ir/scalar_ops.hpp>
+
+namespace tensorjit::codegen {
+namespace {
+
+std::string_view access_name(InnerAccess access) {
+  switch (access) {
+    case InnerAccess::contiguous: return "contiguous";
+    case InnerAccess::broadcast: return "broadcast";
+    case InnerAccess::strided: return "strided";
+  }
+  return "?";
+}
+
+// The constant's bits in its own dtype: two constants that the kernel cannot tell apart print the
+// same, and -0.0 differs from 0.0.
+std::string constant_bits(DType dtype, const ir::Scalar& value) {
+  std::ostringstream text;
+  text << std::hex;
+  switch (dtype) {
+    case DType::f32: text << std::bit_cast<std::uint32_t>(ir::scalar_value<float>(value)); break;
+    case DType::f64: text << std::bit_cast<std::uint64_t>(ir::scalar_value<double>(value)); break;
+    case DType::i32:
+      text << static_cast<std::uint32_t>(ir::scalar_value<std::int32_t>(value));
+      break;
+    case DType::i64:
+      text << static_cast<std::uint64_t>(ir::scalar_value<std::int64_t>(value));
+      break;
+    case DType::boolean: text << (ir::scalar_value<bool>(value) ? 1 : 0); break;
+  }
+  return text.str();
+}
+
+}  // namespace
+
+LoopPlan make_loop_plan(const LoopKernelSpec& spec) {
+  TJ_INTERNAL_CHECK(!spec.expression.outputs.empty()) << "loop kernel: no outputs";
+  TJ_INTERNAL_CHECK(spec.access.size() == spec.inputs.size())
+      << "loop kernel: " << spec.inputs.size() << " inputs but " << spec.access.size()
+      << " access classes";
+
+  TJ_INTERNAL_CHECK(spec.fetched_by_caller.empty() ||
+                    (spec.form == LoopForm::tile && spec.fetched_by_caller.size() == spec.inputs.size()))
+      << "loop kernel: " << spec.fetched_by_caller.size() << " fetched-by-caller flags for "
+      << spec.inputs.size() << " inputs of a " << (spec.form == LoopForm::tile ? "tile" : "flat")
+      << " kernel (only tile kernels take them, one per input)";
+
+  LoopPlan plan;
+  plan.access = spec.access;
+  plan.fetched_by_caller = spec.fetched_by_caller;
+  plan.fetched_by_caller.resize(spec.inputs.size(), false);
+  plan.form = spec.form;
+  plan.streaming_stores = spec.streaming_stores;
+  std::unordered_map<const ir::Node*, int> input_positions;
+  for (std::size_t k = 0; k < spec.inputs.size(); ++k) {
+    const auto& input = spec.inputs[k];
+    TJ_INTERNAL_CHECK(input && input->op() == ir::Op::input)
+        << "loop kernel: argument " << k << " is not an input node";
+    input_positions.emplace(input.get(), static_cast<int>(k));
+    plan.input_dtypes.push_back(input->dtype());
+  }
+
+  std::unordered_map<const ir::Node*, int> positions;
+  for (const auto& node : ir::topological_order(spec.expression)) {
+    LoopPlanNode entry;
+    entry.op = node->op();
+    entry.dtype = node->dtype();
+    if (node->op() == ir::Op::input) {
+      auto found = input_positions.find(node.get());
+      TJ_INTERNAL_CHECK(found != input_positions.end())
+          << "loop kernel: an input leaf (" << dtype_name(node->dtype()) << ") is not among the "
+          << spec.inputs.size() << " kernel inputs";
+      entry.input_index = found->second;
+    } else if (node->op() == ir::Op::constant) {
+      entry.constant = node->attr<ir::ConstantAttr>().value;
+    } else {
+      TJ_INTERNAL_CHECK(ir::is_elementwise(node->op()))
+          << "loop kernel: " << ir::op_name(node->op())
+          << " is not elementwise (views are folded before fusion)";
+      for (const auto& operand : node->inputs())
+        entry.operands.push_back(positions.at(operand.get()));
+    }
+    positions.emplace(node.get(), static_cast<int>(plan.nodes.size()));
+    plan.nodes.push_back(std::move(entry));
+  }
+  for (const auto& output : spec.expression.outputs)
+    plan.outputs.push_back(positions.at(output.get()));
+  return plan;
+}
+
+std::string loop_plan_text(const LoopPlan& plan) {
+  std::ostringstream text;
+  text << "loop";
+  for (std::size_t k = 0; k < plan.input_dtypes.size(); ++k) {
+    text << " in" << k << ":" << dtype_name(plan.input_dtypes[k]) << ":"
+         << access_name(plan.access[k]);
+    if (plan.fetched_by_caller[k]) text << ":fetched";
+  }
+  text << ";";
+  for (std::size_t n = 0; n < plan.nodes.size(); ++n) {
+    const auto& node = plan.nodes[n];
+    text << " %" << n << "=" << ir::op_name(node.op) << ":" << dtype_name(node.dtype);
+    if (node.op == ir::Op::input) text << "(in" << node.input_index << ")";
+    if (node.op == ir::Op::constant) text << "(" << constant_bits(node.dtype, node.constant) << ")";
+    for (int operand : node.operands) text << " %" << operand;
+    text << ";";
+  }
+  text << " out";
+  for (int output : plan.outputs) text << " %" << output;
+  if (plan.form == LoopForm::tile) text << " tile";
+  if (plan.streaming_stores) text << " streaming";
+  return text.str();
+}
+
+}  // namespace tensorjit::codegen

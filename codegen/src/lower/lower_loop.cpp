@@ -1,0 +1,517 @@
+#include "codegen/src/lower/lower_loop.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include <llvm/IR/IRBuilder.h>
+
+#include <tensorjit/ir/check.hpp>
+
+#include "codegen/src/lower/counted_loop.hpp"
+#include "codegen/src/lower/emit_elementwise.hpp"
+#include "codegen/src/lower/kernel_lowering.hpp"
+#include "codegen/src/lower/streaming_store.hpp"
+#include "codegen/src/vector_math/vector_math.hpp"
+
+namespace tensorjit::codegen {
+namespace {
+
+// A tile kernel (a GEMM epilogue region: rows of up to 512 f32 columns, each row of a residual
+// 16 KiB from the next in W8's wide layer) prefetches its contiguous inputs this many rows ahead
+// into L1 before each row: the hardware prefetchers start late on such short rows. 2 and 3
+// rows gave the wide gelu_tanh + residual layer 8-10% less time on two threads, 1 row about 2%
+// (docs/epilogues.md).
+constexpr std::int64_t kTilePrefetchRows = 2;
+
+// The kernel's view of one input inside a row piece.
+struct RowInput {
+  llvm::Value* row_pointer = nullptr;    // element (row, first column of the piece)
+  llvm::Value* inner_stride = nullptr;   // strided inputs: elements between columns
+  llvm::Value* broadcast_scalar = nullptr;  // broadcast inputs: the one value, in a register
+  llvm::Value* broadcast_vector = nullptr;  // ... splat to `lanes`
+};
+
+class LoopLowering : KernelLowering {
+ public:
+  LoopLowering(llvm::Module& module, const LoopPlan& plan, LoopShape shape)
+      : KernelLowering(module), plan_(plan), shape_(shape) {}
+
+  void build(const std::string& symbol, int vector_bits);
+
+ private:
+  // ---- helpers ----
+  // args->input_strides[k * kMaxLoopRank + axis]
+  llvm::Value* input_stride(std::size_t k, llvm::Value* axis) {
+    return load_index(strides_,
+                      builder_.CreateAdd(index(static_cast<std::int64_t>(k) * kMaxLoopRank), axis),
+                      "stride");
+  }
+  bool tile() const { return plan_.form == LoopForm::tile; }
+  // Walkers are what moves through memory by strides from row to row: every input, then, in a
+  // tile kernel, every output (args->output_strides[j * kMaxLoopRank + axis]).
+  std::size_t walker_count() const {
+    return plan_.input_dtypes.size() + (tile() ? plan_.outputs.size() : 0);
+  }
+  llvm::Value* walker_stride(std::size_t w, llvm::Value* axis) {
+    const std::size_t inputs = plan_.input_dtypes.size();
+    if (w < inputs) return input_stride(w, axis);
+    llvm::Value* position =
+        builder_.CreateAdd(index(static_cast<std::int64_t>(w - inputs) * kMaxLoopRank), axis);
+    return load_index(output_strides_, position, "output_stride");
+  }
+  llvm::Type* element_type(DType dtype) { return memory_element_type(context_, dtype); }
+  llvm::Align element_align(DType dtype) { return llvm::Align(itemsize(dtype)); }
+
+  void emit_prologue();
+  void emit_decomposition(llvm::BasicBlock* row_header, llvm::BasicBlock* exit);
+  void emit_row(llvm::BasicBlock* row_header, llvm::BasicBlock* exit);
+  void emit_tile(llvm::BasicBlock* exit);
+  void emit_tile_prefetch(const std::vector<llvm::Value*>& row_strides);
+  void emit_row_piece(llvm::Value* column, llvm::Value* position, llvm::Value* count);
+  void emit_odometer(llvm::BasicBlock* row_header, llvm::BasicBlock* exit,
+                     llvm::Value* next_position);
+  // A loop over columns [start, count) in steps of lanes * unroll while a whole step fits; returns
+  // the first column it did not process.
+  llvm::Value* emit_inner_loop(const char* name, unsigned lanes, unsigned unroll,
+                               llvm::Value* start, llvm::Value* count);
+  // The whole expression on `lanes` columns from `column`, stored to every output.
+  void emit_chunk(unsigned lanes, llvm::Value* column);
+  llvm::Value* load_input(std::size_t k, unsigned lanes, llvm::Value* column);
+
+  const LoopPlan& plan_;
+  LoopShape shape_;
+
+  llvm::Value* rank_ = nullptr;
+  llvm::Value* last_axis_ = nullptr;
+  llvm::Value* shape_field_ = nullptr;  // pointer to args->shape[0]
+  llvm::Value* strides_ = nullptr;
+  llvm::Value* output_strides_ = nullptr;  // tile kernels only
+  llvm::Value* inner_extent_ = nullptr;
+  llvm::Value* multi_index_ = nullptr;  // alloca i64[kMaxLoopRank]: the current row's index
+  std::vector<llvm::Value*> input_bases_;
+  std::vector<llvm::Value*> inner_strides_;  // strided inputs only
+  std::vector<llvm::Value*> output_bases_;
+
+  // The row header's state: flat position, first column, each walker's offset at column 0.
+  llvm::PHINode* position_ = nullptr;
+  llvm::PHINode* column_ = nullptr;
+  std::vector<llvm::PHINode*> row_offsets_;
+  std::vector<RowInput> row_inputs_;
+  std::vector<llvm::Value*> row_outputs_;
+  // While the aligned vector loops of a streaming kernel are emitted: their stores are
+  // non-temporal (LoopKernelSpec::streaming_stores).
+  bool streaming_now_ = false;
+};
+
+void LoopLowering::build(const std::string& symbol, int vector_bits) {
+  begin_function(symbol, vector_bits);
+  emit_prologue();
+  llvm::BasicBlock* exit = block("exit");
+  if (tile()) {
+    emit_tile(exit);
+  } else {
+    llvm::BasicBlock* row_header = block("row");
+    emit_decomposition(row_header, exit);
+    emit_row(row_header, exit);
+  }
+  exit->moveAfter(&function_->back());  // laid out last: the loops fall through to each other
+  builder_.SetInsertPoint(exit);
+  if (plan_.streaming_stores) fence_streaming_stores(builder_, module_);
+  builder_.CreateRetVoid();
+}
+
+// Loads everything that stays fixed for the call: the rank, base pointers, inner extent and the
+// inner strides of strided inputs.
+void LoopLowering::emit_prologue() {
+  llvm::Type* pointer = builder_.getPtrTy();
+  multi_index_ = builder_.CreateAlloca(llvm::ArrayType::get(index_type_, kMaxLoopRank), nullptr,
+                                       "multi_index");
+  rank_ = load_field(index_type_, offsetof(LoopArgs, rank), "rank");
+  last_axis_ = builder_.CreateSub(rank_, index(1), "last_axis");
+  shape_field_ =
+      builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), args_, offsetof(LoopArgs, shape));
+  llvm::Value* inputs = load_field(pointer, offsetof(LoopArgs, inputs), "inputs");
+  strides_ = load_field(pointer, offsetof(LoopArgs, input_strides), "strides");
+  llvm::Value* outputs = load_field(pointer, offsetof(LoopArgs, outputs), "outputs");
+  if (tile())
+    output_strides_ = load_field(pointer, offsetof(LoopArgs, output_strides), "output_strides");
+  inner_extent_ = load_index(shape_field_, last_axis_, "inner_extent");
+  for (std::size_t k = 0; k < plan_.input_dtypes.size(); ++k) {
+    input_bases_.push_back(builder_.CreateAlignedLoad(
+        pointer, builder_.CreateConstInBoundsGEP1_64(pointer, inputs, k), llvm::Align(8), "input"));
+    inner_strides_.push_back(plan_.access[k] == InnerAccess::strided ? input_stride(k, last_axis_)
+                                                                     : nullptr);
+  }
+  for (std::size_t j = 0; j < plan_.outputs.size(); ++j) {
+    output_bases_.push_back(builder_.CreateAlignedLoad(
+        pointer, builder_.CreateConstInBoundsGEP1_64(pointer, outputs, j), llvm::Align(8),
+        "output"));
+  }
+}
+
+// begin -> multi-index (stored in multi_index_) and each walker's offset at column 0 of begin's row,
+// by a loop from the last axis to the first. Skips everything when begin >= end.
+void LoopLowering::emit_decomposition(llvm::BasicBlock* row_header, llvm::BasicBlock* exit) {
+  llvm::BasicBlock* entry = builder_.GetInsertBlock();
+  llvm::BasicBlock* header = block("decompose");
+  llvm::BasicBlock* done = block("decomposed");
+  builder_.CreateCondBr(builder_.CreateICmpSLT(begin_, end_), header, exit);
+
+  builder_.SetInsertPoint(header);
+  llvm::PHINode* axis = builder_.CreatePHI(index_type_, 2, "axis");
+  llvm::PHINode* remaining = builder_.CreatePHI(index_type_, 2, "remaining");
+  axis->addIncoming(last_axis_, entry);
+  remaining->addIncoming(begin_, entry);
+  std::vector<llvm::PHINode*> offsets;
+  for (std::size_t w = 0; w < walker_count(); ++w) {
+    offsets.push_back(builder_.CreatePHI(index_type_, 2, "offset"));
+    offsets.back()->addIncoming(index(0), entry);
+  }
+  llvm::Value* extent = load_index(shape_field_, axis, "extent");
+  llvm::Value* digit = builder_.CreateURem(remaining, extent, "digit");
+  builder_.CreateAlignedStore(digit, builder_.CreateGEP(index_type_, multi_index_, axis),
+                              llvm::Align(8));
+  // Offsets count the outer axes only; the inner axis is the column of the row piece.
+  llvm::Value* outer_digit =
+      builder_.CreateSelect(builder_.CreateICmpEQ(axis, last_axis_), index(0), digit);
+  llvm::Value* next_axis = builder_.CreateSub(axis, index(1));
+  for (std::size_t w = 0; w < offsets.size(); ++w) {
+    llvm::Value* next =
+        builder_.CreateAdd(offsets[w], builder_.CreateMul(outer_digit, walker_stride(w, axis)));
+    offsets[w]->addIncoming(next, header);
+  }
+  axis->addIncoming(next_axis, header);
+  remaining->addIncoming(builder_.CreateUDiv(remaining, extent), header);
+  builder_.CreateCondBr(builder_.CreateICmpSGE(next_axis, index(0)), header, done);
+
+  builder_.SetInsertPoint(done);
+  llvm::Value* column = load_index(multi_index_, last_axis_, "first_column");
+
+  builder_.SetInsertPoint(row_header);
+  position_ = builder_.CreatePHI(index_type_, 2, "position");
+  column_ = builder_.CreatePHI(index_type_, 2, "column");
+  position_->addIncoming(begin_, done);
+  column_->addIncoming(column, done);
+  for (std::size_t k = 0; k < offsets.size(); ++k) {
+    row_offsets_.push_back(builder_.CreatePHI(index_type_, 2, "row_offset"));
+    // The decomposition loop's last values: the header's phis updated once more.
+    row_offsets_.back()->addIncoming(offsets[k]->getIncomingValueForBlock(header), done);
+  }
+  builder_.SetInsertPoint(done);
+  builder_.CreateBr(row_header);
+}
+
+// One row piece: columns [column, min(inner_extent, column + end - position)).
+void LoopLowering::emit_row(llvm::BasicBlock* row_header, llvm::BasicBlock* exit) {
+  builder_.SetInsertPoint(row_header);
+  llvm::Value* count = builder_.CreateBinaryIntrinsic(
+      llvm::Intrinsic::smin, builder_.CreateSub(inner_extent_, column_),
+      builder_.CreateSub(end_, position_), nullptr, "count");
+  emit_row_piece(column_, position_, count);
+  llvm::Value* next_position = builder_.CreateAdd(position_, count, "next_position");
+  emit_odometer(row_header, exit, next_position);
+}
+
+// A tile kernel's whole nest: for each of the shape[0] rows, the walkers' row offsets advance by
+// their axis-0 strides and the row's shape[1] columns are one piece. No decomposition and no
+// odometer: a tile (a GEMM epilogue's region, a few rows of a few vectors) pays only a few
+// instructions per row.
+void LoopLowering::emit_tile(llvm::BasicBlock* exit) {
+  llvm::BasicBlock* entry = builder_.GetInsertBlock();
+  llvm::Value* rows = load_index(shape_field_, index(0), "rows");
+  std::vector<llvm::Value*> row_strides;
+  for (std::size_t w = 0; w < walker_count(); ++w) row_strides.push_back(walker_stride(w, index(0)));
+  llvm::BasicBlock* row_header = block("tile_row");
+  llvm::Value* empty = builder_.CreateOr(builder_.CreateICmpSLE(rows, index(0)),
+                                         builder_.CreateICmpSLE(inner_extent_, index(0)));
+  builder_.CreateCondBr(empty, exit, row_header);
+
+  builder_.SetInsertPoint(row_header);
+  llvm::PHINode* row = builder_.CreatePHI(index_type_, 2, "tile_row");
+  row->addIncoming(index(0), entry);
+  for (std::size_t w = 0; w < walker_count(); ++w) {
+    row_offsets_.push_back(builder_.CreatePHI(index_type_, 2, "row_offset"));
+    row_offsets_.back()->addIncoming(index(0), entry);
+  }
+  emit_tile_prefetch(row_strides);
+  emit_row_piece(index(0), nullptr, inner_extent_);
+  llvm::BasicBlock* row_end = builder_.GetInsertBlock();
+  llvm::Value* next_row = builder_.CreateAdd(row, index(1), "next_row");
+  row->addIncoming(next_row, row_end);
+  for (std::size_t w = 0; w < walker_count(); ++w)
+    row_offsets_[w]->addIncoming(builder_.CreateAdd(row_offsets_[w], row_strides[w]), row_end);
+  builder_.CreateCondBr(builder_.CreateICmpSLT(next_row, rows), row_header, exit);
+}
+
+// Every line that each contiguous input's row kTilePrefetchRows ahead of the walkers' row touches
+// (past the tile's last row too: a prefetch never faults), from the line of its first byte: a row
+// that starts inside a line (a wrapped std::vector's, 16 bytes in) spans one line more than its
+// size, and that last line, missed, stalled every row of an epilogue with a cheap body (the wide
+// relu + residual layer, docs/epilogues.md). An input whose row stride is 0 (a bias broadcast
+// down the rows) has one row, which the first row's reads keep in cache: it is not prefetched.
+// Nor are the inputs the caller fetches (LoopKernelSpec::fetched_by_caller): their loops cost a
+// product epilogue's row of 32 vectors about 130 instructions each for lines already in cache.
+void LoopLowering::emit_tile_prefetch(const std::vector<llvm::Value*>& row_strides) {
+  llvm::Function* prefetch =
+      llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::prefetch, {builder_.getPtrTy()});
+  for (std::size_t k = 0; k < input_bases_.size(); ++k) {
+    if (plan_.access[k] != InnerAccess::contiguous || plan_.fetched_by_caller[k]) continue;
+    const DType dtype = plan_.input_dtypes[k];
+    llvm::Value* ahead = builder_.CreateAdd(
+        row_offsets_[k], builder_.CreateMul(row_strides[k], index(kTilePrefetchRows)));
+    llvm::Value* row = builder_.CreateGEP(element_type(dtype), input_bases_[k], ahead);
+    llvm::Value* into_line =
+        builder_.CreateAnd(builder_.CreatePtrToInt(row, index_type_), index(63), "into_line");
+    llvm::Value* line = builder_.CreateGEP(builder_.getInt8Ty(), row, builder_.CreateNeg(into_line));
+    llvm::Value* bytes = builder_.CreateAdd(
+        builder_.CreateMul(inner_extent_, index(static_cast<std::int64_t>(itemsize(dtype)))), into_line);
+    bytes = builder_.CreateSelect(builder_.CreateICmpEQ(row_strides[k], index(0)), index(0), bytes);
+    emit_counted_loop(builder_, function_, "tile_prefetch", index(0), bytes, 64, [&](llvm::Value* byte) {
+      // llvm.prefetch(address, read, locality 3 (L1), data)
+      builder_.CreateCall(prefetch, {builder_.CreateGEP(builder_.getInt8Ty(), line, byte),
+                                     builder_.getInt32(0), builder_.getInt32(3), builder_.getInt32(1)});
+    });
+  }
+}
+
+// The inner loops over columns [0, count) of a row piece starting at `column` (flat `position`,
+// unused by tile kernels), with the walkers at row_offsets_.
+void LoopLowering::emit_row_piece(llvm::Value* column, llvm::Value* position, llvm::Value* count) {
+  row_inputs_.assign(input_bases_.size(), RowInput{});
+  for (std::size_t k = 0; k < input_bases_.size(); ++k) {
+    const DType dtype = plan_.input_dtypes[k];
+    RowInput& row = row_inputs_[k];
+    switch (plan_.access[k]) {
+      case InnerAccess::contiguous:
+        row.row_pointer = builder_.CreateGEP(element_type(dtype), input_bases_[k],
+                                             builder_.CreateAdd(row_offsets_[k], column));
+        break;
+      case InnerAccess::strided:
+        row.inner_stride = inner_strides_[k];
+        row.row_pointer = builder_.CreateGEP(
+            element_type(dtype), input_bases_[k],
+            builder_.CreateAdd(row_offsets_[k], builder_.CreateMul(column, inner_strides_[k])));
+        break;
+      case InnerAccess::broadcast: {
+        // Hoisted out of the inner loops: one load and one splat per row piece.
+        llvm::Value* pointer =
+            builder_.CreateGEP(element_type(dtype), input_bases_[k], row_offsets_[k]);
+        llvm::Value* loaded =
+            builder_.CreateAlignedLoad(element_type(dtype), pointer, element_align(dtype));
+        ElementwiseEmitter scalar_emitter(builder_, module_, 1);
+        row.broadcast_scalar = scalar_emitter.from_memory(dtype, loaded);
+        row.broadcast_vector = builder_.CreateVectorSplat(shape_.lanes, row.broadcast_scalar);
+        break;
+      }
+    }
+  }
+  row_outputs_.clear();
+  for (std::size_t j = 0; j < plan_.outputs.size(); ++j) {
+    const DType dtype = plan_.nodes[plan_.outputs[j]].dtype;
+    // Flat kernels write contiguously at the flat position; tile kernels at each output's own
+    // row offset (inner stride 1) and the piece's first column.
+    llvm::Value* offset = tile() ? builder_.CreateAdd(row_offsets_[input_bases_.size() + j], column)
+                                 : position;
+    row_outputs_.push_back(builder_.CreateGEP(element_type(dtype), output_bases_[j], offset));
+  }
+
+  llvm::Value* piece_column = index(0);
+  if (plan_.streaming_stores) {
+    // Scalar iterations up to an element index that is a multiple of the lane count: from there on
+    // every vector store of every output is aligned to its size (the outputs are 64-byte aligned
+    // at index 0, and a vector of the widest type is at most 64 bytes). A flat kernel's index is
+    // its position; a tile kernel's comes from output 0's address (LoopKernelSpec::streaming_stores).
+    llvm::Value* element = position;
+    if (tile()) {
+      const DType dtype = plan_.nodes[plan_.outputs[0]].dtype;
+      element = builder_.CreateUDiv(builder_.CreatePtrToInt(row_outputs_[0], index_type_),
+                                    index(static_cast<std::int64_t>(itemsize(dtype))), "output_element");
+    }
+    llvm::Value* to_boundary =
+        builder_.CreateAnd(builder_.CreateNeg(element), index(static_cast<std::int64_t>(shape_.lanes) - 1));
+    llvm::Value* peel = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, to_boundary, count, nullptr, "peel");
+    piece_column = emit_inner_loop("peel", 1, 1, piece_column, peel);
+    streaming_now_ = true;
+  }
+  if (shape_.unroll > 1)
+    piece_column = emit_inner_loop("unrolled", shape_.lanes, shape_.unroll, piece_column, count);
+  piece_column = emit_inner_loop("vector", shape_.lanes, 1, piece_column, count);
+  streaming_now_ = false;
+  emit_inner_loop("tail", 1, 1, piece_column, count);
+}
+
+// After a row piece: stop at `end`, else step the multi-index to the next row (carrying through
+// outer axes that wrap) and add each walker's strides to its row offset.
+void LoopLowering::emit_odometer(llvm::BasicBlock* row_header, llvm::BasicBlock* exit,
+                                 llvm::Value* next_position) {
+  llvm::BasicBlock* row_end = builder_.GetInsertBlock();
+  llvm::BasicBlock* header = block("advance");
+  llvm::BasicBlock* step = block("advance_axis");
+  llvm::BasicBlock* carried = block("advanced");
+  llvm::BasicBlock* wrap = block("wrap_axis");
+  llvm::Value* last_outer_axis = builder_.CreateSub(last_axis_, index(1), "last_outer_axis");
+  builder_.CreateCondBr(builder_.CreateICmpSLT(next_position, end_), header, exit);
+
+  builder_.SetInsertPoint(header);
+  llvm::PHINode* axis = builder_.CreatePHI(index_type_, 2, "axis");
+  axis->addIncoming(last_outer_axis, row_end);
+  std::vector<llvm::PHINode*> offsets;
+  for (std::size_t k = 0; k < row_offsets_.size(); ++k) {
+    offsets.push_back(builder_.CreatePHI(index_type_, 2, "offset"));
+    offsets.back()->addIncoming(row_offsets_[k], row_end);
+  }
+  // Unreachable for a valid range (a position before `end` lies in some row); kept so that no
+  // argument makes the kernel index below the multi-index.
+  builder_.CreateCondBr(builder_.CreateICmpSGE(axis, index(0)), step, exit);
+
+  builder_.SetInsertPoint(step);
+  llvm::Value* slot = builder_.CreateGEP(index_type_, multi_index_, axis);
+  llvm::Value* digit =
+      builder_.CreateAdd(builder_.CreateAlignedLoad(index_type_, slot, llvm::Align(8)), index(1));
+  llvm::Value* extent = load_index(shape_field_, axis, "extent");
+  std::vector<llvm::Value*> strides, stepped;
+  for (std::size_t w = 0; w < offsets.size(); ++w) {
+    strides.push_back(walker_stride(w, axis));
+    stepped.push_back(builder_.CreateAdd(offsets[w], strides.back()));
+  }
+  builder_.CreateCondBr(builder_.CreateICmpSLT(digit, extent), carried, wrap);
+
+  builder_.SetInsertPoint(carried);
+  builder_.CreateAlignedStore(digit, slot, llvm::Align(8));
+  builder_.CreateBr(row_header);
+  position_->addIncoming(next_position, carried);
+  column_->addIncoming(index(0), carried);
+  for (std::size_t k = 0; k < row_offsets_.size(); ++k)
+    row_offsets_[k]->addIncoming(stepped[k], carried);
+
+  builder_.SetInsertPoint(wrap);
+  builder_.CreateAlignedStore(index(0), slot, llvm::Align(8));
+  axis->addIncoming(builder_.CreateSub(axis, index(1)), wrap);
+  for (std::size_t k = 0; k < offsets.size(); ++k) {
+    offsets[k]->addIncoming(builder_.CreateSub(stepped[k], builder_.CreateMul(extent, strides[k])),
+                            wrap);
+  }
+  builder_.CreateBr(header);
+}
+
+llvm::Value* LoopLowering::emit_inner_loop(const char* name, unsigned lanes, unsigned unroll,
+                                           llvm::Value* start, llvm::Value* count) {
+  llvm::BasicBlock* before = builder_.GetInsertBlock();
+  llvm::BasicBlock* header = block(name);
+  llvm::BasicBlock* body = block(name);
+  llvm::BasicBlock* after = block(name);
+  builder_.CreateBr(header);
+
+  builder_.SetInsertPoint(header);
+  llvm::PHINode* column = builder_.CreatePHI(index_type_, 2, "j");
+  column->addIncoming(start, before);
+  const auto step = static_cast<std::int64_t>(lanes) * unroll;
+  llvm::Value* fits = builder_.CreateICmpSLE(builder_.CreateAdd(column, index(step)), count);
+  builder_.CreateCondBr(fits, body, after);
+
+  builder_.SetInsertPoint(body);
+  if (shape_.interleaved && unroll > 1) {
+    emit_chunk(lanes * unroll, column);
+  } else {
+    for (unsigned u = 0; u < unroll; ++u)
+      emit_chunk(lanes, builder_.CreateAdd(column, index(static_cast<std::int64_t>(u) * lanes)));
+  }
+  column->addIncoming(builder_.CreateAdd(column, index(step)), builder_.GetInsertBlock());
+  builder_.CreateBr(header);
+
+  builder_.SetInsertPoint(after);
+  return column;
+}
+
+llvm::Value* LoopLowering::load_input(std::size_t k, unsigned lanes, llvm::Value* column) {
+  const DType dtype = plan_.input_dtypes[k];
+  const RowInput& row = row_inputs_[k];
+  ElementwiseEmitter emitter(builder_, module_, lanes);
+  llvm::Type* element = element_type(dtype);
+  switch (plan_.access[k]) {
+    case InnerAccess::broadcast:
+      if (lanes == 1) return row.broadcast_scalar;
+      return lanes == shape_.lanes ? row.broadcast_vector
+                                   : builder_.CreateVectorSplat(lanes, row.broadcast_scalar);
+    case InnerAccess::contiguous: {
+      llvm::Type* type = lanes == 1 ? element : llvm::FixedVectorType::get(element, lanes);
+      llvm::Value* pointer = builder_.CreateGEP(element, row.row_pointer, column);
+      return emitter.from_memory(dtype,
+                                 builder_.CreateAlignedLoad(type, pointer, element_align(dtype)));
+    }
+    case InnerAccess::strided: {
+      // Scalar loads assembled with insertelement: gathers are slow on the CPUs we target.
+      auto load_at = [&](llvm::Value* lane_column) {
+        llvm::Value* pointer = builder_.CreateGEP(
+            element, row.row_pointer, builder_.CreateMul(lane_column, row.inner_stride));
+        return builder_.CreateAlignedLoad(element, pointer, element_align(dtype));
+      };
+      if (lanes == 1) return emitter.from_memory(dtype, load_at(column));
+      llvm::Value* vector = llvm::PoisonValue::get(llvm::FixedVectorType::get(element, lanes));
+      for (unsigned lane = 0; lane < lanes; ++lane) {
+        vector = builder_.CreateInsertElement(
+            vector, load_at(builder_.CreateAdd(column, index(lane))), lane);
+      }
+      return emitter.from_memory(dtype, vector);
+    }
+  }
+  TJ_INTERNAL_CHECK(false) << "loop kernel: unknown access class";
+  return nullptr;  // not reached: the check throws
+}
+
+void LoopLowering::emit_chunk(unsigned lanes, llvm::Value* column) {
+  ElementwiseEmitter emitter(builder_, module_, lanes);
+  std::vector<llvm::Value*> values(plan_.nodes.size(), nullptr);
+  for (std::size_t n = 0; n < plan_.nodes.size(); ++n) {
+    const LoopPlanNode& node = plan_.nodes[n];
+    if (node.op == ir::Op::input) {
+      values[n] = load_input(static_cast<std::size_t>(node.input_index), lanes, column);
+    } else if (node.op == ir::Op::constant) {
+      values[n] = emitter.constant(node.dtype, node.constant);
+    } else {
+      std::vector<llvm::Value*> operands;
+      for (int operand : node.operands) operands.push_back(values[operand]);
+      const DType operand_dtype = plan_.nodes[node.operands.back()].dtype;
+      values[n] = emitter.emit(node.op, node.dtype, operand_dtype, operands);
+    }
+  }
+  for (std::size_t j = 0; j < plan_.outputs.size(); ++j) {
+    const LoopPlanNode& output = plan_.nodes[plan_.outputs[j]];
+    llvm::Value* pointer = builder_.CreateGEP(element_type(output.dtype), row_outputs_[j], column);
+    llvm::Value* stored = emitter.to_memory(output.dtype, values[plan_.outputs[j]]);
+    // One register's bytes: the alignment the peel gives (an interleaved value spans several).
+    const std::uint64_t vector_bytes =
+        std::uint64_t{std::min(lanes, shape_.lanes)} * itemsize(output.dtype);
+    // Vectors under 16 bytes (bool outputs of narrow kernels) have no non-temporal vector store.
+    if (streaming_now_ && vector_bytes >= 16) store_streaming(builder_, stored, pointer, vector_bytes);
+    else builder_.CreateAlignedStore(stored, pointer, element_align(output.dtype));
+  }
+}
+
+}  // namespace
+
+LoopShape choose_loop_shape(const LoopPlan& plan, int vector_bits) {
+  std::size_t widest = 1;
+  bool long_body = false;
+  for (DType dtype : plan.input_dtypes) widest = std::max(widest, itemsize(dtype));
+  for (const auto& node : plan.nodes) {
+    widest = std::max(widest, itemsize(node.dtype));
+    if (node.operands.empty()) continue;
+    const DType operand_dtype = plan.nodes[node.operands.back()].dtype;
+    if (is_per_lane_op(node.op, operand_dtype) || vector_math::has_vector_math(node.op, operand_dtype))
+      long_body = true;
+  }
+  LoopShape shape;
+  shape.lanes = static_cast<unsigned>(static_cast<std::size_t>(vector_bits) / 8 / widest);
+  shape.unroll = 4;
+  shape.interleaved = long_body;
+  return shape;
+}
+
+void build_loop_kernel(llvm::Module& module, const LoopPlan& plan, const std::string& symbol,
+                       int vector_bits) {
+  LoopLowering(module, plan, choose_loop_shape(plan, vector_bits)).build(symbol, vector_bits);
+}
+
+}  // namespace tensorjit::codegen

@@ -1,0 +1,506 @@
+// The LLVM IR of a row kernel (row_kernel.hpp): one function that, for each row of [begin, end),
+// runs every phase over the row before the next row, so that the row stays in L1 between phases.
+//
+// Shape of the code, per row r:
+//   row setup   each value's row pointer (inputs: base + r * row stride; column values: their
+//               output row or the scratch row), each row input's scalar;
+//   loop phase  `unroll` vectors of `lanes` lanes per iteration (choose_loop_shape, as loop
+//               kernels), single vectors, then a scalar tail with the same per-lane instructions;
+//   reduce      for each block of kReductionBlock columns: V accumulator lanes in registers across
+//               whole groups of V columns, the block's last columns one by one into their lanes in
+//               memory, the fixed tree, the partial combined into the total left to right; then
+//               the consumer on the result, one element per row.
+// The reduction order is that of lower_reduce.cpp: element i of a block goes to lane i mod V
+// (a row starts at column 0 and a block on a multiple of V, so whole groups are lanes 0..V-1).
+#include "codegen/src/lower/lower_row.hpp"
+
+#include <cstddef>
+
+#include <llvm/IR/IRBuilder.h>
+
+#include <tensorjit/ir/check.hpp>
+#include <tensorjit/ir/reduction_order.hpp>
+
+#include "codegen/src/lower/counted_loop.hpp"
+#include "codegen/src/lower/emit_elementwise.hpp"
+#include "codegen/src/lower/lower_loop.hpp"
+#include "codegen/src/lower/kernel_lowering.hpp"
+#include "codegen/src/lower/reduce_values.hpp"
+#include "codegen/src/lower/streaming_store.hpp"
+
+namespace tensorjit::codegen {
+namespace {
+
+class RowLowering : KernelLowering {
+ public:
+  RowLowering(llvm::Module& module, const RowPlan& plan, int vector_bits)
+      : KernelLowering(module), plan_(plan), vector_bits_(vector_bits) {}
+
+  void build(const std::string& symbol);
+
+ private:
+  // Per value, what the current row needs.
+  struct Current {
+    llvm::Value* base = nullptr;           // inputs and outputs: the whole buffer
+    llvm::Value* row_stride = nullptr;     // inputs
+    llvm::Value* column_stride = nullptr;  // strided column inputs
+    llvm::Value* row = nullptr;            // column-level values: element 0 of the current row
+    llvm::Value* scalar = nullptr;         // row-level values and broadcast inputs, in registers
+  };
+
+  llvm::Type* memory_type(DType dtype) { return memory_element_type(context_, dtype); }
+  llvm::Align align(DType dtype) { return llvm::Align(itemsize(dtype)); }
+  llvm::Value* load_pointer(llvm::Value* array, std::size_t position, const char* name) {
+    return builder_.CreateAlignedLoad(
+        builder_.getPtrTy(), builder_.CreateConstInBoundsGEP1_64(builder_.getPtrTy(), array, position),
+        llvm::Align(8), name);
+  }
+  llvm::AllocaInst* entry_alloca(llvm::Type* type, const char* name) {
+    llvm::IRBuilder<> entry(&function_->getEntryBlock(), function_->getEntryBlock().begin());
+    llvm::AllocaInst* memory = entry.CreateAlloca(type, nullptr, name);
+    memory->setAlignment(llvm::Align(64));
+    return memory;
+  }
+
+  template <typename Body>
+  void emit_counted_loop(const char* name, llvm::Value* start, llvm::Value* end, std::int64_t step,
+                         Body body);
+  void emit_prologue();
+  void emit_row_setup(llvm::Value* row);
+  // Value v on `lanes` columns from `column`.
+  llvm::Value* load_value(int v, unsigned lanes, llvm::Value* column);
+  // The expression's node values on `lanes` lanes; input leaf k read by load_input(k). A node
+  // with a scalar in `hoisted` is that scalar, splat.
+  template <typename LoadInput>
+  std::vector<llvm::Value*> emit_expression(const LoopPlan& plan, unsigned lanes, LoadInput load_input,
+                                            const std::vector<llvm::Value*>& hoisted = {});
+  // The ops of a phase's expression whose operands are all the same across the row (per-row
+  // values, broadcast inputs, constants), computed once per row as scalars; null elsewhere.
+  std::vector<llvm::Value*> emit_row_invariants(const LoopPlan& plan, const std::vector<int>& reads);
+  // `prefetch`: this phase also asks for the next row's inputs (see build).
+  void emit_loop_phase(const RowPlanPhase& phase, bool prefetch);
+  // `writes`: the column values the phase stores (a loop phase's), whose next rows it also
+  // prefetches for writing when they are output rows.
+  void emit_next_row_prefetch(llvm::Value* column, std::int64_t count, const std::vector<int>& writes);
+  void emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row, llvm::Value* columns,
+                         bool prefetch);
+  llvm::Value* emit_producer(const RowPlanPhase& phase, unsigned lanes, llvm::Value* column,
+                             const std::vector<llvm::Value*>& hoisted);
+  llvm::Value* combine(const RowPlanPhase& phase, unsigned lanes, llvm::Value* a, llvm::Value* b) {
+    ElementwiseEmitter emitter(builder_, module_, lanes);
+    llvm::Value* operands[] = {a, b};
+    return emitter.emit(combine_op(phase.op, phase.accumulator_dtype), phase.accumulator_dtype,
+                        phase.accumulator_dtype, operands);
+  }
+
+  const RowPlan& plan_;
+  int vector_bits_;
+  llvm::Value* columns_ = nullptr;
+  std::vector<Current> current_;
+};
+
+template <typename Body>
+void RowLowering::emit_counted_loop(const char* name, llvm::Value* start, llvm::Value* end,
+                                 std::int64_t step, Body body) {
+  codegen::emit_counted_loop(builder_, function_, name, start, end, step, body);
+}
+
+void RowLowering::build(const std::string& symbol) {
+  begin_function(symbol, vector_bits_);
+  emit_prologue();
+  emit_counted_loop("row", begin_, end_, 1, [&](llvm::Value* row) {
+    emit_row_setup(row);
+    // The phase that prefetches the next row (emit_next_row_prefetch): the first loop phase when
+    // a phase follows it (softmax's exp), so the row's later phases overlap the fetch; else the
+    // first phase (layernorm and rmsnorm, whose only loop phase is the last, and reductions
+    // alone), as the last phase would ask for the next row only just before it is read.
+    std::size_t prefetching = 0;
+    for (std::size_t p = 0; p + 1 < plan_.phases.size(); ++p)
+      if (!plan_.phases[p].reduce) {
+        prefetching = p;
+        break;
+      }
+    for (std::size_t p = 0; p < plan_.phases.size(); ++p) {
+      if (plan_.phases[p].reduce)
+        emit_reduce_phase(plan_.phases[p], row, columns_, p == prefetching);
+      else
+        emit_loop_phase(plan_.phases[p], p == prefetching);
+    }
+  });
+  if (plan_.streaming_stores) fence_streaming_stores(builder_, module_);
+  builder_.CreateRetVoid();
+}
+
+void RowLowering::emit_prologue() {
+  llvm::Value* args = args_;
+  auto field = [&](llvm::Type* type, std::size_t offset, const char* name) {
+    return builder_.CreateAlignedLoad(
+        type, builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), args, offset),
+        llvm::Align(8), name);
+  };
+  llvm::Type* pointer = builder_.getPtrTy();
+  columns_ = field(index_type_, offsetof(RowArgs, columns), "columns");
+  llvm::Value* inputs = field(pointer, offsetof(RowArgs, inputs), "inputs");
+  llvm::Value* strides = field(pointer, offsetof(RowArgs, input_strides), "strides");
+  llvm::Value* outputs = field(pointer, offsetof(RowArgs, outputs), "outputs");
+  llvm::Value* scratch = field(pointer, offsetof(RowArgs, scratch), "scratch");
+  auto stride = [&](int input, int which) {
+    return builder_.CreateAlignedLoad(
+        index_type_,
+        builder_.CreateConstInBoundsGEP1_64(index_type_, strides,
+                                            static_cast<std::uint64_t>(2 * input + which)),
+        llvm::Align(8), "stride");
+  };
+  current_.assign(plan_.values.size(), Current{});
+  for (std::size_t v = 0; v < plan_.values.size(); ++v) {
+    const RowValue& value = plan_.values[v];
+    Current& c = current_[v];
+    switch (value.kind) {
+      case RowValueKind::column_input:
+      case RowValueKind::row_input:
+        c.base = load_pointer(inputs, static_cast<std::size_t>(value.input), "input");
+        c.row_stride = stride(value.input, 0);
+        if (value.kind == RowValueKind::column_input && value.access == InnerAccess::strided)
+          c.column_stride = stride(value.input, 1);
+        break;
+      case RowValueKind::column_value:
+        c.base = value.output >= 0
+                     ? load_pointer(outputs, static_cast<std::size_t>(value.output), "output")
+                     : load_pointer(scratch, static_cast<std::size_t>(value.scratch), "scratch");
+        break;
+      case RowValueKind::row_value:
+        if (value.output >= 0)
+          c.base = load_pointer(outputs, static_cast<std::size_t>(value.output), "output");
+        break;
+    }
+  }
+}
+
+void RowLowering::emit_row_setup(llvm::Value* row) {
+  ElementwiseEmitter scalar(builder_, module_, 1);
+  for (std::size_t v = 0; v < plan_.values.size(); ++v) {
+    const RowValue& value = plan_.values[v];
+    Current& c = current_[v];
+    llvm::Type* element = memory_type(value.dtype);
+    switch (value.kind) {
+      case RowValueKind::column_input:
+        c.row = builder_.CreateGEP(element, c.base, builder_.CreateMul(row, c.row_stride), "row");
+        if (value.access == InnerAccess::broadcast)
+          c.scalar = scalar.from_memory(
+              value.dtype, builder_.CreateAlignedLoad(element, c.row, align(value.dtype)));
+        break;
+      case RowValueKind::row_input:
+        c.scalar = scalar.from_memory(
+            value.dtype,
+            builder_.CreateAlignedLoad(
+                element, builder_.CreateGEP(element, c.base, builder_.CreateMul(row, c.row_stride)),
+                align(value.dtype)));
+        break;
+      case RowValueKind::column_value:
+        c.row = value.output >= 0
+                    ? builder_.CreateGEP(element, c.base, builder_.CreateMul(row, columns_), "row")
+                    : c.base;
+        break;
+      case RowValueKind::row_value:
+        c.scalar = nullptr;  // computed by its phase
+        break;
+    }
+  }
+}
+
+llvm::Value* RowLowering::load_value(int v, unsigned lanes, llvm::Value* column) {
+  const RowValue& value = plan_.values[static_cast<std::size_t>(v)];
+  const Current& c = current_[static_cast<std::size_t>(v)];
+  ElementwiseEmitter emitter(builder_, module_, lanes);
+  llvm::Type* element = memory_type(value.dtype);
+  const bool splat = value.kind == RowValueKind::row_input || value.kind == RowValueKind::row_value ||
+                     (value.kind == RowValueKind::column_input && value.access == InnerAccess::broadcast);
+  if (splat) {
+    TJ_INTERNAL_CHECK(c.scalar) << "row kernel: value " << v << " is read before its phase";
+    return lanes == 1 ? c.scalar : builder_.CreateVectorSplat(lanes, c.scalar);
+  }
+  if (value.kind == RowValueKind::column_input && value.access == InnerAccess::strided) {
+    // Scalar loads assembled with insertelement: gathers are slow on the CPUs we target.
+    auto load_at = [&](llvm::Value* at) {
+      llvm::Value* pointer =
+          builder_.CreateGEP(element, c.row, builder_.CreateMul(at, c.column_stride));
+      return builder_.CreateAlignedLoad(element, pointer, align(value.dtype));
+    };
+    if (lanes == 1) return emitter.from_memory(value.dtype, load_at(column));
+    llvm::Value* vector = llvm::PoisonValue::get(llvm::FixedVectorType::get(element, lanes));
+    for (unsigned lane = 0; lane < lanes; ++lane)
+      vector = builder_.CreateInsertElement(
+          vector, load_at(builder_.CreateAdd(column, index(lane))), lane);
+    return emitter.from_memory(value.dtype, vector);
+  }
+  llvm::Type* type = lanes == 1 ? element : llvm::FixedVectorType::get(element, lanes);
+  return emitter.from_memory(
+      value.dtype, builder_.CreateAlignedLoad(type, builder_.CreateGEP(element, c.row, column),
+                                              align(value.dtype)));
+}
+
+template <typename LoadInput>
+std::vector<llvm::Value*> RowLowering::emit_expression(const LoopPlan& plan, unsigned lanes,
+                                                       LoadInput load_input,
+                                                       const std::vector<llvm::Value*>& hoisted) {
+  ElementwiseEmitter emitter(builder_, module_, lanes);
+  std::vector<llvm::Value*> values(plan.nodes.size(), nullptr);
+  for (std::size_t n = 0; n < plan.nodes.size(); ++n) {
+    const LoopPlanNode& node = plan.nodes[n];
+    if (!hoisted.empty() && hoisted[n]) {
+      values[n] = lanes == 1 ? hoisted[n] : builder_.CreateVectorSplat(lanes, hoisted[n]);
+    } else if (node.op == ir::Op::input) {
+      values[n] = load_input(static_cast<std::size_t>(node.input_index));
+    } else if (node.op == ir::Op::constant) {
+      values[n] = emitter.constant(node.dtype, node.constant);
+    } else {
+      std::vector<llvm::Value*> operands;
+      for (int operand : node.operands) operands.push_back(values[operand]);
+      values[n] = emitter.emit(node.op, node.dtype, plan.nodes[node.operands.back()].dtype, operands);
+    }
+  }
+  return values;
+}
+
+// Asks for the next row's elements [column, column + count) of every contiguous column input
+// that differs from row to row, into L2: a row's first phase then reads from cache while the
+// memory stream overlaps the compute of the phases before (the hardware prefetchers do not run a
+// whole row ahead). Likewise, for writing, the next row of each output row the phase stores to:
+// the store there (softmax's exp(x - max)) then finds the line in L2 instead of waiting for the
+// read from memory that a store to an uncached line needs (7-9% less CPU time for the 4096 x 4096
+// f32 softmax, docs/reductions.md). Only the phase's own stores: layernorm, which prefetches
+// from its first phase and stores in its last, was 10% slower when its first phase also asked
+// for the next output row. Nor for rows written with streaming stores, which skip the caches.
+// Prefetches past the last row are harmless: they never fault.
+void RowLowering::emit_next_row_prefetch(llvm::Value* column, std::int64_t count,
+                                         const std::vector<int>& writes) {
+  llvm::Function* prefetch = llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::prefetch,
+                                                             {builder_.getPtrTy()});
+  for (std::size_t v = 0; v < plan_.values.size(); ++v) {
+    const RowValue& value = plan_.values[v];
+    if (value.kind != RowValueKind::column_input || value.access != InnerAccess::contiguous ||
+        value.same_every_row)
+      continue;
+    const auto size = static_cast<std::int64_t>(itemsize(value.dtype));
+    llvm::Value* next = builder_.CreateGEP(memory_type(value.dtype), current_[v].row,
+                                           builder_.CreateAdd(current_[v].row_stride, column));
+    for (std::int64_t byte = 0; byte < count * size; byte += 64)
+      builder_.CreateCall(prefetch, {builder_.CreateConstGEP1_64(builder_.getInt8Ty(), next, byte),
+                                     builder_.getInt32(0), builder_.getInt32(2), builder_.getInt32(1)});
+  }
+  for (int w : writes) {
+    const auto v = static_cast<std::size_t>(w);
+    const RowValue& value = plan_.values[v];
+    if (value.output < 0 || plan_.streamed[v]) continue;  // streamed: written around the caches
+    const auto size = static_cast<std::int64_t>(itemsize(value.dtype));
+    llvm::Value* next = builder_.CreateGEP(memory_type(value.dtype), current_[v].row,
+                                           builder_.CreateAdd(columns_, column));
+    for (std::int64_t byte = 0; byte < count * size; byte += 64)
+      builder_.CreateCall(prefetch, {builder_.CreateConstGEP1_64(builder_.getInt8Ty(), next, byte),
+                                     builder_.getInt32(1), builder_.getInt32(2), builder_.getInt32(1)});
+  }
+}
+
+// Scalars and vectors of one op give the same bits per lane (emit_elementwise.hpp), so an op
+// computed once per row and splat equals the op on splat operands. LLVM does not hoist these out
+// of the column loop by itself (rsqrt of a row's variance stayed a sqrt and a division per vector).
+std::vector<llvm::Value*> RowLowering::emit_row_invariants(const LoopPlan& plan,
+                                                           const std::vector<int>& reads) {
+  std::vector<bool> invariant(plan.nodes.size(), false);
+  bool any = false;
+  for (std::size_t n = 0; n < plan.nodes.size(); ++n) {
+    const LoopPlanNode& node = plan.nodes[n];
+    if (node.op == ir::Op::constant) {
+      invariant[n] = true;
+    } else if (node.op == ir::Op::input) {
+      const auto read = reads[static_cast<std::size_t>(node.input_index)];
+      const RowValue& value = plan_.values[static_cast<std::size_t>(read)];
+      invariant[n] = value.kind == RowValueKind::row_input || value.kind == RowValueKind::row_value ||
+                     (value.kind == RowValueKind::column_input && value.access == InnerAccess::broadcast);
+    } else {
+      invariant[n] = true;
+      for (int operand : node.operands)
+        invariant[n] = invariant[n] && invariant[static_cast<std::size_t>(operand)];
+      any = any || invariant[n];
+    }
+  }
+  if (!any) return {};
+  std::vector<llvm::Value*> scalars = emit_expression(plan, 1, [&](std::size_t k) {
+    return load_value(reads[k], 1, index(0));
+  });
+  for (std::size_t n = 0; n < plan.nodes.size(); ++n) {
+    const ir::Op op = plan.nodes[n].op;
+    if (!invariant[n] || op == ir::Op::input || op == ir::Op::constant) scalars[n] = nullptr;
+  }
+  return scalars;
+}
+
+void RowLowering::emit_loop_phase(const RowPlanPhase& phase, bool prefetch) {
+  LoopShape shape = choose_loop_shape(phase.expression, vector_bits_);
+  if (shape.interleaved) {
+    // A row phase with vector math keeps one vector per iteration: with four registers
+    // interleaved W5's softmax (its exp phase) took 4.2-4.8 ms instead of 3.9-4.2 in f32 and
+    // 12.1-12.4 instead of 11.1-11.5 in f64 (docs/loop_kernels.md).
+    shape.unroll = 1;
+    shape.interleaved = false;
+  }
+  const std::vector<llvm::Value*> hoisted = emit_row_invariants(phase.expression, phase.reads);
+  auto columns_at = [&](unsigned lanes, llvm::Value* column) {
+    std::vector<llvm::Value*> values = emit_expression(phase.expression, lanes, [&](std::size_t k) {
+      return load_value(phase.reads[k], lanes, column);
+    }, hoisted);
+    ElementwiseEmitter emitter(builder_, module_, lanes);
+    for (std::size_t j = 0; j < phase.writes.size(); ++j) {
+      const int v = phase.writes[j];
+      const DType dtype = plan_.values[static_cast<std::size_t>(v)].dtype;
+      llvm::Value* pointer = builder_.CreateGEP(memory_type(dtype),
+                                                current_[static_cast<std::size_t>(v)].row, column);
+      llvm::Value* stored = emitter.to_memory(dtype, values[phase.expression.outputs[j]]);
+      const std::uint64_t vector_bytes = std::uint64_t{lanes} * itemsize(dtype);
+      // A row's vectors start on a multiple of the lane count from its 64-byte aligned start.
+      if (plan_.streamed[static_cast<std::size_t>(v)] && lanes > 1 && vector_bytes >= 16)
+        store_streaming(builder_, stored, pointer, vector_bytes);
+      else
+        builder_.CreateAlignedStore(stored, pointer, align(dtype));
+    }
+  };
+  const auto lanes = static_cast<std::int64_t>(shape.lanes);
+  const std::int64_t group = lanes * shape.unroll;
+  llvm::Value* unrolled_end = builder_.CreateAnd(columns_, index(~(group - 1)));
+  llvm::Value* vector_end = builder_.CreateAnd(columns_, index(~(lanes - 1)));
+  emit_counted_loop("loop_unrolled", index(0), unrolled_end, group, [&](llvm::Value* column) {
+    if (prefetch) emit_next_row_prefetch(column, group, phase.writes);
+    for (unsigned u = 0; u < shape.unroll; ++u)
+      columns_at(shape.lanes, builder_.CreateAdd(column, index(u * lanes)));
+  });
+  emit_counted_loop("loop_vector", unrolled_end, vector_end, lanes,
+                    [&](llvm::Value* column) { columns_at(shape.lanes, column); });
+  emit_counted_loop("loop_tail", vector_end, columns_, 1,
+                    [&](llvm::Value* column) { columns_at(1, column); });
+}
+
+llvm::Value* RowLowering::emit_producer(const RowPlanPhase& phase, unsigned lanes, llvm::Value* column,
+                                        const std::vector<llvm::Value*>& hoisted) {
+  std::vector<llvm::Value*> values = emit_expression(phase.expression, lanes, [&](std::size_t k) {
+    return load_value(phase.reads[k], lanes, column);
+  }, hoisted);
+  llvm::Value* element = values[phase.expression.outputs.front()];
+  if (phase.input_dtype == phase.accumulator_dtype) return element;
+  ElementwiseEmitter emitter(builder_, module_, lanes);
+  llvm::Value* operands[] = {element};
+  return emitter.emit(ir::Op::cast, phase.accumulator_dtype, phase.input_dtype, operands);
+}
+
+void RowLowering::emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row, llvm::Value* columns,
+                                    bool prefetch) {
+  const DType accumulator = phase.accumulator_dtype;
+  const auto lanes = static_cast<unsigned>(ir::reduction_lanes(itemsize(accumulator)));
+  llvm::Type* element = memory_type(accumulator);
+  ElementwiseEmitter scalar(builder_, module_, 1);
+  ElementwiseEmitter vector(builder_, module_, lanes);
+  llvm::AllocaInst* lanes_memory = entry_alloca(llvm::ArrayType::get(element, lanes), "lanes");
+  llvm::AllocaInst* total_memory = entry_alloca(element, "total");
+  builder_.CreateStore(
+      scalar.to_memory(accumulator, scalar.constant(accumulator, neutral_value(phase.op, accumulator))),
+      total_memory);
+  const std::vector<llvm::Value*> hoisted = emit_row_invariants(phase.expression, phase.reads);
+
+  emit_counted_loop("block", index(0), columns, ir::kReductionBlock, [&](llvm::Value* block_start) {
+    llvm::Value* block_end = builder_.CreateBinaryIntrinsic(
+        llvm::Intrinsic::smin, columns, builder_.CreateAdd(block_start, index(ir::kReductionBlock)));
+    llvm::Value* groups_end = builder_.CreateAdd(
+        block_start, builder_.CreateAnd(builder_.CreateSub(block_end, block_start),
+                                        index(~static_cast<std::int64_t>(lanes - 1))));
+    // Whole groups of V columns: the lanes stay in registers.
+    llvm::Value* neutral = vector.constant(accumulator, neutral_value(phase.op, accumulator));
+    llvm::BasicBlock* before = builder_.GetInsertBlock();
+    llvm::BasicBlock* header = block("lanes");
+    llvm::BasicBlock* body = block("lanes");
+    llvm::BasicBlock* after = block("lanes");
+    builder_.CreateBr(header);
+    builder_.SetInsertPoint(header);
+    llvm::PHINode* column = builder_.CreatePHI(index_type_, 2, "column");
+    llvm::PHINode* accumulators = builder_.CreatePHI(neutral->getType(), 2, "accumulators");
+    column->addIncoming(block_start, before);
+    accumulators->addIncoming(neutral, before);
+    builder_.CreateCondBr(builder_.CreateICmpSLT(column, groups_end), body, after);
+    builder_.SetInsertPoint(body);
+    if (prefetch) emit_next_row_prefetch(column, lanes, {});
+    llvm::Value* combined = combine(phase, lanes, accumulators, emit_producer(phase, lanes, column, hoisted));
+    column->addIncoming(builder_.CreateAdd(column, index(lanes)), builder_.GetInsertBlock());
+    accumulators->addIncoming(combined, builder_.GetInsertBlock());
+    builder_.CreateBr(header);
+    builder_.SetInsertPoint(after);
+    // The block's last columns (fewer than V), when there are any: column groups_end + i goes to
+    // lane i, through the lanes in memory; a block of whole groups keeps them in registers.
+    llvm::BasicBlock* whole = builder_.GetInsertBlock();
+    llvm::BasicBlock* tail = block("lane_tail_entry");
+    llvm::BasicBlock* joined = block("tree");
+    builder_.CreateCondBr(builder_.CreateICmpSLT(groups_end, block_end), tail, joined);
+    builder_.SetInsertPoint(tail);
+    builder_.CreateAlignedStore(vector.to_memory(accumulator, accumulators), lanes_memory, llvm::Align(64));
+    emit_counted_loop("lane_tail", groups_end, block_end, 1, [&](llvm::Value* tail_column) {
+      llvm::Value* pointer =
+          builder_.CreateGEP(element, lanes_memory, builder_.CreateSub(tail_column, groups_end));
+      llvm::Value* old =
+          scalar.from_memory(accumulator, builder_.CreateAlignedLoad(element, pointer, align(accumulator)));
+      llvm::Value* updated = combine(phase, 1, old, emit_producer(phase, 1, tail_column, hoisted));
+      builder_.CreateAlignedStore(scalar.to_memory(accumulator, updated), pointer, align(accumulator));
+    });
+    llvm::Value* with_tail = vector.from_memory(
+        accumulator, builder_.CreateAlignedLoad(llvm::FixedVectorType::get(element, lanes),
+                                                lanes_memory, llvm::Align(64)));
+    llvm::BasicBlock* tail_end = builder_.GetInsertBlock();
+    builder_.CreateBr(joined);
+    builder_.SetInsertPoint(joined);
+    llvm::PHINode* tree_lanes = builder_.CreatePHI(accumulators->getType(), 2, "tree_lanes");
+    tree_lanes->addIncoming(accumulators, whole);
+    tree_lanes->addIncoming(with_tail, tail_end);
+    // The fixed tree: lane[l] ⊕= lane[l + w] for w = V/2 .. 1; the block's partial is lane 0.
+    llvm::Value* tree = tree_lanes;
+    for (unsigned width = lanes / 2; width >= 2; width /= 2) {
+      std::vector<int> low, high;
+      for (unsigned l = 0; l < width; ++l) {
+        low.push_back(static_cast<int>(l));
+        high.push_back(static_cast<int>(l + width));
+      }
+      tree = combine(phase, width, builder_.CreateShuffleVector(tree, low),
+                     builder_.CreateShuffleVector(tree, high));
+    }
+    llvm::Value* partial = combine(phase, 1, builder_.CreateExtractElement(tree, std::uint64_t{0}),
+                                   builder_.CreateExtractElement(tree, std::uint64_t{1}));
+    llvm::Value* total =
+        scalar.from_memory(accumulator,
+                         builder_.CreateAlignedLoad(element, total_memory, align(accumulator)));
+    builder_.CreateAlignedStore(scalar.to_memory(accumulator, combine(phase, 1, total, partial)),
+                                total_memory, align(accumulator));
+  });
+  llvm::Value* total =
+      scalar.from_memory(accumulator,
+                         builder_.CreateAlignedLoad(element, total_memory, align(accumulator)));
+  llvm::Value* result = builder_.CreateSelect(
+      builder_.CreateICmpEQ(columns, index(0)),
+      scalar.constant(accumulator, identity_value(phase.op, accumulator)), total, "result");
+
+  std::vector<llvm::Value*> values = emit_expression(phase.consumer, 1, [&](std::size_t k) {
+    return k == 0 ? result : load_value(phase.consumer_reads[k - 1], 1, index(0));
+  });
+  for (std::size_t j = 0; j < phase.consumer_writes.size(); ++j) {
+    const auto v = static_cast<std::size_t>(phase.consumer_writes[j]);
+    const RowValue& value = plan_.values[v];
+    current_[v].scalar = values[phase.consumer.outputs[j]];
+    if (value.output < 0) continue;
+    llvm::Value* pointer = builder_.CreateGEP(memory_type(value.dtype), current_[v].base, row);
+    builder_.CreateAlignedStore(scalar.to_memory(value.dtype, current_[v].scalar), pointer,
+                                align(value.dtype));
+  }
+}
+
+}  // namespace
+
+void build_row_kernel(llvm::Module& module, const RowPlan& plan, const std::string& symbol,
+                      int vector_bits) {
+  RowLowering(module, plan, vector_bits).build(symbol);
+}
+
+}  // namespace tensorjit::codegen
