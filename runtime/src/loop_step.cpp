@@ -114,7 +114,7 @@ void launch_tiles(const PreparedLoop& prepared, const std::vector<const void*>& 
 }  // namespace
 
 std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, const ValueTable& values,
-                                                     const StepDump& dump) {
+                                                     const StepDump& dump, LoopLaunch launch) {
   std::unordered_set<const ir::Node*> inside;
   for (const auto& n : step.nodes) inside.insert(n.get());
   auto prepared = std::make_shared<PreparedLoop>();
@@ -151,7 +151,8 @@ std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, cons
   prepared->collapsed_shape = collapsed.shape;
   for (const auto& leaf : prepared->leaves)
     prepared->input_itemsizes.push_back(static_cast<std::int64_t>(itemsize(leaf->dtype())));
-  if (std::any_of(collapsed.strides.begin(), collapsed.strides.end(), read_transposed)) {
+  if (launch == LoopLaunch::whole_domain &&
+      std::any_of(collapsed.strides.begin(), collapsed.strides.end(), read_transposed)) {
     spec.form = codegen::LoopForm::tile;
     prepared->tile_rows = kTileRows;
     prepared->tile_columns = kTileColumns;

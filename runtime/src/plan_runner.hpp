@@ -64,9 +64,15 @@ struct PreparedLoop {
   std::vector<StagedInput> staged;
 };
 
+// Who launches a loop step's kernel. launch_loop_step runs the whole domain and may run it block
+// by block (the tile form, for an input read transposed). run_row_step calls the kernel itself on
+// ranges of elements of the domain, chunk of rows by chunk, which only the flat form takes.
+enum class LoopLaunch { whole_domain, element_ranges };
+
 // Compiles (or finds) the step's kernel; `values` must hold every value the step reads.
 std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, const ValueTable& values,
-                                                     const StepDump& dump);
+                                                     const StepDump& dump,
+                                                     LoopLaunch launch = LoopLaunch::whole_domain);
 void launch_loop_step(const PreparedLoop& prepared, const ir::Step& step, ValueTable& values);
 void run_single_step(const ir::Step& step, ValueTable& values);
 
