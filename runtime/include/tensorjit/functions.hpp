@@ -37,7 +37,8 @@ Tensor ones_like(const Tensor& like);
 // [start, stop) in steps of `step` (nonzero); the count is ceil((stop - start) / step).
 Tensor arange(double start, double stop, double step = 1, DType dtype = f32);
 Tensor arange(std::int64_t stop, DType dtype = i64);
-// `num` values from start to stop inclusive (numpy's linspace with endpoint=True).
+// `num` values from start to stop inclusive: numpy's linspace with endpoint=True, element for
+// element (computed in f64 as numpy does, the last one stop exactly, integer dtypes floored).
 Tensor linspace(double start, double stop, std::int64_t num, DType dtype = f32);
 // A rank-0 tensor.
 template <ScalarType T> Tensor scalar(T value) { return full(Shape{}, value); }
