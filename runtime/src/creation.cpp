@@ -135,6 +135,15 @@ Tensor arange(double start, double stop, double step, DType dtype) {
   const double count = std::ceil((stop - start) / step);
   TJ_CHECK(count < 9.0e18) << "arange: " << count << " elements are too many";
   const auto n = static_cast<std::int64_t>(count > 0 ? count : 0);
+  if (is_integer(dtype)) {
+    // numpy's integer arange: the first two values converted to the dtype (truncated), then their
+    // difference as the step of the rest, so arange(0, 5, 1.5, i32) is [0, 1, 2, 3] (PyTorch
+    // agrees there), where start + i * step truncated gave [0, 1, 3, 4]. The count stays that of
+    // the arguments as given.
+    const double first = std::trunc(start);
+    step = std::trunc(start + step) - first;
+    start = first;
+  }
   return wrap(ir::Node::make(ir::Op::iota, {}, ir::IotaAttr{dtype, n, start, step}));
 }
 Tensor arange(std::int64_t stop, DType dtype) { return arange(0.0, static_cast<double>(stop), 1.0, dtype); }

@@ -2,6 +2,8 @@
 // expand and cast nodes, so that the IR's elementwise ops see one shape and one dtype.
 #include <tensorjit/functions.hpp>
 
+#include <optional>
+
 #include <tensorjit/ir/check.hpp>
 
 #include "runtime/src/tensor_impl.hpp"
@@ -37,6 +39,24 @@ Shape broadcast_shape(std::string_view op, const std::vector<const Tensor*>& ope
   return shape;
 }
 
+// PyTorch's result_type (c10's ResultTypeState): the operands with axes decide the dtype; a 0-d
+// operand (tj::scalar, a reduction over every axis, a C++ scalar made 0-d by as_operand with its
+// weak dtype already chosen) counts only when its category (bool < integer < floating) is higher
+// than theirs, or when every operand is 0-d. So i32[3] + scalar<int64_t>(5) is i32 and
+// f32[3] + scalar(2.0) is f32, while i32[3] + scalar(2.0) is f64.
+DType result_type(std::initializer_list<const Tensor*> operands) {
+  std::optional<DType> dimensioned, zero_dim;
+  for (const Tensor* t : operands) {
+    std::optional<DType>& kind = t->rank() > 0 ? dimensioned : zero_dim;
+    kind = kind ? promote_types(*kind, t->dtype()) : t->dtype();
+  }
+  if (!dimensioned) return *zero_dim;
+  if (!zero_dim) return *dimensioned;
+  auto category = [](DType t) { return is_floating(t) ? 2 : is_integer(t) ? 1 : 0; };
+  return category(*zero_dim) > category(*dimensioned) ? promote_types(*dimensioned, *zero_dim)
+                                                      : *dimensioned;
+}
+
 // Broadcasts a and b to one shape and casts both to `dtype`, then builds `op`.
 Tensor binary(ir::Op op, const Tensor& a, const Tensor& b, DType dtype) {
   auto na = node_of(a, ir::op_name(op));
@@ -47,12 +67,12 @@ Tensor binary(ir::Op op, const Tensor& a, const Tensor& b, DType dtype) {
 }
 
 Tensor promoted(ir::Op op, const Tensor& a, const Tensor& b) {
-  return binary(op, a, b, promote_types(a.dtype(), b.dtype()));
+  return binary(op, a, b, result_type({&a, &b}));
 }
 
 // Arithmetic has no meaning on bool in the IR; say what to do instead of a bare dtype error.
 Tensor arithmetic(ir::Op op, const Tensor& a, const Tensor& b) {
-  DType dtype = promote_types(a.dtype(), b.dtype());
+  DType dtype = result_type({&a, &b});
   TJ_CHECK(dtype != boolean) << ir::op_name(op) << ": arithmetic on two bool tensors ("
                              << describe(a) << ", " << describe(b)
                              << "); use logical_and/logical_or, or astype(tj::i32) first";
@@ -60,7 +80,7 @@ Tensor arithmetic(ir::Op op, const Tensor& a, const Tensor& b) {
 }
 
 Tensor integer_or_bool(ir::Op integer_op, ir::Op bool_op, const Tensor& a, const Tensor& b) {
-  DType dtype = promote_types(a.dtype(), b.dtype());
+  DType dtype = result_type({&a, &b});
   TJ_CHECK(!is_floating(dtype)) << ir::op_name(integer_op) << ": needs integer or bool tensors, got "
                                 << describe(a) << " and " << describe(b);
   return binary(dtype == boolean ? bool_op : integer_op, a, b, dtype);
@@ -99,7 +119,7 @@ Tensor operator+(const Tensor& a, const Tensor& b) { return arithmetic(ir::Op::a
 Tensor operator-(const Tensor& a, const Tensor& b) { return arithmetic(ir::Op::sub, a, b); }
 Tensor operator*(const Tensor& a, const Tensor& b) { return arithmetic(ir::Op::mul, a, b); }
 Tensor operator/(const Tensor& a, const Tensor& b) {
-  DType dtype = promote_types(a.dtype(), b.dtype());
+  DType dtype = result_type({&a, &b});
   return binary(ir::Op::div, a, b, is_floating(dtype) ? dtype : f32);
 }
 Tensor operator-(const Tensor& a) { return numeric_unary(ir::Op::neg, a); }
@@ -127,18 +147,18 @@ Tensor operator~(const Tensor& a) {
   return a ^ as_operand(a, std::int64_t{-1});
 }
 Tensor operator<<(const Tensor& a, const Tensor& b) {
-  DType dtype = promote_types(a.dtype(), b.dtype());
+  DType dtype = result_type({&a, &b});
   TJ_CHECK(is_integer(dtype)) << "left_shift: needs integer tensors, got " << describe(a) << " and " << describe(b);
   return binary(ir::Op::left_shift, a, b, dtype);
 }
 Tensor operator>>(const Tensor& a, const Tensor& b) {
-  DType dtype = promote_types(a.dtype(), b.dtype());
+  DType dtype = result_type({&a, &b});
   TJ_CHECK(is_integer(dtype)) << "right_shift: needs integer tensors, got " << describe(a) << " and " << describe(b);
   return binary(ir::Op::right_shift, a, b, dtype);
 }
 
 Tensor floor_divide(const Tensor& a, const Tensor& b) {
-  DType dtype = promote_types(a.dtype(), b.dtype());
+  DType dtype = result_type({&a, &b});
   TJ_CHECK(is_integer(dtype)) << "floor_divide: needs integer tensors, got " << describe(a) << " and "
                               << describe(b) << "; for floats divide with / instead";
   return binary(ir::Op::div, a, b, dtype);
@@ -147,7 +167,12 @@ Tensor remainder(const Tensor& a, const Tensor& b) { return arithmetic(ir::Op::m
 Tensor maximum(const Tensor& a, const Tensor& b) { return arithmetic(ir::Op::maximum, a, b); }
 Tensor minimum(const Tensor& a, const Tensor& b) { return arithmetic(ir::Op::minimum, a, b); }
 Tensor pow(const Tensor& a, const Tensor& b) { return arithmetic(ir::Op::pow, a, b); }
-Tensor clamp(const Tensor& x, const Tensor& lo, const Tensor& hi) { return minimum(maximum(x, lo), hi); }
+// One dtype for all three (PyTorch's clamp): maximum then minimum would promote pairwise, and
+// i32[3] clamped by 0-d f32 and f64 bounds would end f32 instead of f64.
+Tensor clamp(const Tensor& x, const Tensor& lo, const Tensor& hi) {
+  const DType dtype = result_type({&x, &lo, &hi});
+  return minimum(maximum(x.astype(dtype), lo.astype(dtype)), hi.astype(dtype));
+}
 
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   auto nc = node_of(condition, "where");
@@ -156,7 +181,7 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   TJ_CHECK(nc->dtype() == boolean) << "where: the condition must be bool, got " << describe(condition)
                                    << "; compare first (e.g. x > 0)";
   Shape shape = broadcast_shape("where", {&condition, &a, &b});
-  DType dtype = promote_types(a.dtype(), b.dtype());
+  DType dtype = result_type({&a, &b});
   return wrap(ir::Node::make(ir::Op::where, {broadcast_to(nc, shape), broadcast_to(cast_to(na, dtype), shape),
                                              broadcast_to(cast_to(nb, dtype), shape)}));
 }

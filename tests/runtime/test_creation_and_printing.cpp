@@ -97,6 +97,22 @@ TEST_CASE("linspace is numpy's element for element, ending at stop exactly") {
   CHECK_THROWS_AS(tj::linspace(0, INFINITY, 3), tj::Error);
 }
 
+// numpy's integer arange (issue 27, finding 5): the count ceil((stop - start) / step) from the
+// arguments, the first two values truncated to integers, their difference the step of the rest
+// (numpy's ctors.c: setitem of start and start + step, then the dtype's fill). PyTorch agrees
+// where start is an integer; np.arange(0.5, 5, 1.5, dtype=np.int32) is [0, 2, 4] where PyTorch's
+// is [0, 1, 2] (docs/numpy_differences.md).
+TEST_CASE("integer arange steps by the difference of its first two values, as numpy") {
+  using I32 = std::vector<std::int32_t>;
+  using I64 = std::vector<std::int64_t>;
+  CHECK(tj::arange(0, 5, 1.5, tj::i32).to_vector<std::int32_t>() == I32{0, 1, 2, 3});
+  CHECK(tj::arange(0.5, 5, 1.5, tj::i32).to_vector<std::int32_t>() == I32{0, 2, 4});
+  CHECK(tj::arange(3, -3, -1.5, tj::i64).to_vector<std::int64_t>() == I64{3, 1, -1, -3});
+  CHECK(tj::arange(-2.5, 2, 1, tj::i32).to_vector<std::int32_t>() == I32{-2, -1, 0, 1, 2});
+  CHECK(tj::arange(0, 5, 0.5, tj::i32).to_vector<std::int32_t>() == I32(10, 0));
+  CHECK(tj::arange(0, 5, 1.5, tj::f64).to_vector<double>() == std::vector<double>{0, 1.5, 3, 4.5});
+}
+
 TEST_CASE("printing follows numpy's str()") {
   CHECK(tj::tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6}).to_string() == "[[1. 2. 3.]\n [4. 5. 6.]]");
   CHECK(tj::tensor({1.5f, 2.25f}).to_string() == "[1.5  2.25]");
