@@ -237,4 +237,21 @@ TEST_CASE("eval of several outputs, reuse of evaluated values") {
   CHECK_THROWS_AS(empty.shape(), tj::Error);
 }
 
+// The rows of docs/numpy_differences.md that no other test pins: what tensorjit gives where NumPy
+// or PyTorch gives something else.
+TEST_CASE("the documented differences from NumPy and PyTorch") {
+  // Integer mean: f32 (NumPy f64, PyTorch an error).
+  CHECK(tj::tensor({1, 2}).mean().dtype() == tj::f32);
+  CHECK(tj::tensor({1, 2}).mean().item<float>() == 1.5f);
+  // A zero float remainder takes the divisor's sign (NumPy's); PyTorch keeps fmod's -0.0.
+  CHECK(!std::signbit(tj::remainder(tj::tensor({-3.0}), tj::tensor({3.0})).item<double>()));
+  // softmax over an empty axis: max has no identity there (PyTorch returns the empty tensor).
+  CHECK_THROWS_AS(tj::softmax(tj::zeros({3, 0}), -1), tj::Error);
+  // The composites at -inf follow their formula (-inf * 0), in the JIT as in the interpreter.
+  CHECK(std::isnan(tj::gelu(tj::tensor({-INFINITY, 1.f})).to_vector<float>()[0]));
+  CHECK(std::isnan(tj::silu(tj::tensor({-INFINITY})).item<float>()));
+  // softplus is x above 20 (PyTorch's threshold), not x + exp(-x).
+  CHECK(tj::softplus(tj::tensor({20.5, 1.0})).to_vector<double>()[0] == 20.5);
+}
+
 }  // TEST_SUITE
