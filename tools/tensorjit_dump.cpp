@@ -92,12 +92,15 @@ template <class T>
 double ulp_distance(T x, T y) {
   if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y) ? 0 : INFINITY;
   using Bits = std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>;
-  auto ordered = [](T v) {
+  auto ordered = [](T v) -> std::int64_t {
     Bits bits;
     std::memcpy(&bits, &v, sizeof bits);
     return bits < 0 ? std::numeric_limits<Bits>::min() - bits : bits;  // monotonic in v
   };
-  return std::abs(static_cast<double>(ordered(x)) - static_cast<double>(ordered(y)));
+  // Subtracted as integers: an f64's ordered bits converted to double first are 512 or more apart
+  // near 1, so one ulp read 512.
+  const std::int64_t low = std::min(ordered(x), ordered(y)), high = std::max(ordered(x), ordered(y));
+  return static_cast<double>(static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low));
 }
 
 Agreement compare(const ir::Value& a, const ir::Value& b) {

@@ -1,5 +1,6 @@
 // Creation functions: each makes one source node (an input over a new buffer, a constant or an
-// iota), so creating a large constant tensor allocates nothing until it is used.
+// iota; linspace adds the elementwise ops of numpy's formula to its iota), so creating a large
+// constant tensor allocates nothing until it is used.
 #include <tensorjit/functions.hpp>
 
 #include <cmath>
@@ -140,14 +141,42 @@ Tensor arange(double start, double stop, double step, DType dtype) {
   const double count = std::ceil((stop - start) / step);
   TJ_CHECK(count < 9.0e18) << "arange: " << count << " elements are too many";
   const auto n = static_cast<std::int64_t>(count > 0 ? count : 0);
+  if (is_integer(dtype)) {
+    // numpy's integer arange: the first two values converted to the dtype (truncated), then their
+    // difference as the step of the rest, so arange(0, 5, 1.5, i32) is [0, 1, 2, 3] (PyTorch
+    // agrees there), where start + i * step truncated gave [0, 1, 3, 4]. The count stays that of
+    // the arguments as given.
+    const double first = std::trunc(start);
+    step = std::trunc(start + step) - first;
+    start = first;
+  }
   return wrap(ir::Node::make(ir::Op::iota, {}, ir::IotaAttr{dtype, n, start, step}));
 }
 Tensor arange(std::int64_t stop, DType dtype) { return arange(0.0, static_cast<double>(stop), 1.0, dtype); }
 
 Tensor linspace(double start, double stop, std::int64_t num, DType dtype) {
   TJ_CHECK(num >= 0) << "linspace: num must be non-negative, got " << num;
-  const double step = num > 1 ? (stop - start) / static_cast<double>(num - 1) : 0.0;
-  return wrap(ir::Node::make(ir::Op::iota, {}, ir::IotaAttr{dtype, num, start, step}));
+  TJ_CHECK(std::isfinite(start) && std::isfinite(stop))
+      << "linspace: start " << start << " and stop " << stop << " must be finite";
+  // numpy's linspace (numpy/_core/function_base.py) step by step, in f64 and then converted:
+  // i * step + start with step = delta / div, or (i / div) * delta where that step is 0 (a
+  // subnormal delta), i * delta when num is 1; then the last element is stop exactly (with
+  // start + (num - 1) * step, linspace(-1, 0.3, 129) ended in 0.30000000000000004), and integer
+  // dtypes are floored (numpy since 1.20), where a conversion truncates.
+  const double delta = stop - start;
+  const std::int64_t div = num - 1;
+  const Tensor index = arange(0.0, static_cast<double>(num), 1.0, f64);
+  Tensor values;
+  if (div <= 0)
+    values = index * delta;
+  else if (delta / static_cast<double>(div) == 0)
+    values = index / static_cast<double>(div) * delta;
+  else
+    values = index * (delta / static_cast<double>(div));
+  values = values + start;
+  if (div > 0) values = where(index == static_cast<double>(div), stop, values);
+  if (is_integer(dtype)) values = values - remainder(values, as_operand(values, 1.0));
+  return values.astype(dtype);
 }
 
 Tensor from_blob(void* data, const Shape& shape, const std::vector<std::int64_t>& strides, DType dtype,

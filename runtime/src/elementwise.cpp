@@ -2,6 +2,8 @@
 // expand and cast nodes, so that the IR's elementwise ops see one shape and one dtype.
 #include <tensorjit/functions.hpp>
 
+#include <optional>
+
 #include <tensorjit/ir/check.hpp>
 
 #include "runtime/src/tensor_impl.hpp"
@@ -37,13 +39,31 @@ Shape broadcast_shape(std::string_view op, const std::vector<const Tensor*>& ope
   return shape;
 }
 
+// PyTorch's result_type (c10's ResultTypeState): the operands with axes decide the dtype; a 0-d
+// operand (tj::scalar, a reduction over every axis, a C++ scalar made 0-d by as_operand with its
+// weak dtype already chosen) counts only when its category (bool < integer < floating) is higher
+// than theirs, or when every operand is 0-d. So i32[3] + scalar<int64_t>(5) is i32 and
+// f32[3] + scalar(2.0) is f32, while i32[3] + scalar(2.0) is f64.
+DType result_type(std::initializer_list<const Tensor*> operands) {
+  std::optional<DType> dimensioned, zero_dim;
+  for (const Tensor* t : operands) {
+    std::optional<DType>& kind = t->rank() > 0 ? dimensioned : zero_dim;
+    kind = kind ? promote_types(*kind, t->dtype()) : t->dtype();
+  }
+  if (!dimensioned) return *zero_dim;
+  if (!zero_dim) return *dimensioned;
+  auto category = [](DType t) { return is_floating(t) ? 2 : is_integer(t) ? 1 : 0; };
+  return category(*zero_dim) > category(*dimensioned) ? promote_types(*dimensioned, *zero_dim)
+                                                      : *dimensioned;
+}
+
 // Each helper takes `name`, the function the user called (remainder, not mod): errors name it.
 
 // The dtype both operands promote to, once both are known to hold a value.
 DType promoted_dtype(std::string_view name, const Tensor& a, const Tensor& b) {
   detail::check_defined(a, name);
   detail::check_defined(b, name);
-  return promote_types(a.dtype(), b.dtype());
+  return result_type({&a, &b});
 }
 
 // Broadcasts a and b to one shape and casts both to `dtype`, then builds `op`.
@@ -159,14 +179,16 @@ Tensor remainder(const Tensor& a, const Tensor& b) { return arithmetic("remainde
 Tensor maximum(const Tensor& a, const Tensor& b) { return arithmetic(ir::Op::maximum, a, b); }
 Tensor minimum(const Tensor& a, const Tensor& b) { return arithmetic(ir::Op::minimum, a, b); }
 Tensor pow(const Tensor& a, const Tensor& b) { return arithmetic(ir::Op::pow, a, b); }
-// minimum(maximum(x, lo), hi), with the operands checked here so that an error names clamp.
+// minimum(maximum(x, lo), hi) in one dtype for all three (PyTorch's clamp): promoting pairwise,
+// i32[3] clamped by 0-d f32 and f64 bounds would end f32 instead of f64. The operands are checked
+// here so that an error names clamp.
 Tensor clamp(const Tensor& x, const Tensor& lo, const Tensor& hi) {
   for (const Tensor* t : {&x, &lo, &hi}) detail::check_defined(*t, "clamp");
   broadcast_shape("clamp", {&x, &lo, &hi});
-  const DType lower = promote_types(x.dtype(), lo.dtype());
-  TJ_CHECK(lower != boolean) << "clamp: not defined for bool tensors (" << describe(x) << ", "
+  const DType dtype = result_type({&x, &lo, &hi});
+  TJ_CHECK(dtype != boolean) << "clamp: not defined for bool tensors (" << describe(x) << ", "
                              << describe(lo) << ", " << describe(hi) << "); use astype(tj::i32) first";
-  return minimum(maximum(x, lo), hi);
+  return minimum(maximum(x.astype(dtype), lo.astype(dtype)), hi.astype(dtype));
 }
 
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
@@ -176,7 +198,7 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   TJ_CHECK(nc->dtype() == boolean) << "where: the condition must be bool, got " << describe(condition)
                                    << "; compare first (e.g. x > 0)";
   Shape shape = broadcast_shape("where", {&condition, &a, &b});
-  DType dtype = promote_types(a.dtype(), b.dtype());
+  DType dtype = result_type({&a, &b});
   return wrap(ir::Node::make(ir::Op::where, {broadcast_to(nc, shape), broadcast_to(cast_to(na, dtype), shape),
                                              broadcast_to(cast_to(nb, dtype), shape)}));
 }

@@ -110,7 +110,7 @@ void launch_tiles(const PreparedLoop& prepared, const std::vector<const void*>& 
 }  // namespace
 
 std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, const ValueTable& values,
-                                                     const StepDump& dump) {
+                                                     const StepDump& dump, LoopLaunch launch) {
   auto prepared = std::make_shared<PreparedLoop>();
   prepared->domain = step.nodes.front()->shape();
 
@@ -133,7 +133,8 @@ std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, cons
   prepared->collapsed_shape = collapsed.shape;
   for (const auto& leaf : prepared->leaves)
     prepared->input_itemsizes.push_back(static_cast<std::int64_t>(itemsize(leaf->dtype())));
-  if (std::any_of(collapsed.strides.begin(), collapsed.strides.end(), read_transposed)) {
+  if (launch == LoopLaunch::whole_domain &&
+      std::any_of(collapsed.strides.begin(), collapsed.strides.end(), read_transposed)) {
     spec.form = codegen::LoopForm::tile;
     prepared->tile_rows = kTileRows;
     prepared->tile_columns = kTileColumns;

@@ -31,7 +31,13 @@ struct PreparedLoop final : PreparedStep {
   void launch(const ir::Step& step, ValueTable& values, const StepDump& dump) const override;
 };
 
+// Who launches a loop step's kernel. PreparedLoop::launch runs the whole domain and may run it
+// block by block (the tile form, for an input read transposed). run_row_step calls the kernel
+// itself on ranges of elements of the domain, chunk of rows by chunk, which only the flat form takes.
+enum class LoopLaunch { whole_domain, element_ranges };
+
 std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, const ValueTable& values,
-                                                     const StepDump& dump);
+                                                     const StepDump& dump,
+                                                     LoopLaunch launch = LoopLaunch::whole_domain);
 
 }  // namespace tensorjit::detail

@@ -76,8 +76,10 @@ void run_row_step(const ir::Step& step, ValueTable& values, const StepDump& dump
     StepDump part_dump = dump;
     if (!dump.folder.empty()) part_dump.kernel_name += "-part" + std::to_string(p);
     PreparedPart part;
+    // The loop parts run on each chunk's range of elements, so in the flat form even when an
+    // input is read transposed: their inputs' strides as they are, no staged tiles.
     if (step.parts[p].kind == ir::Step::Kind::loop)
-      part.loop = prepare_loop_step(step.parts[p], values, part_dump);
+      part.loop = prepare_loop_step(step.parts[p], values, part_dump, LoopLaunch::element_ranges);
     else
       part.reduce = prepare_reduce_step(step.parts[p], values, part_dump);
     prepared.push_back(std::move(part));

@@ -18,10 +18,16 @@ std::shared_ptr<const PreparedStep> prepare_as_step(const ir::Step& step, const 
   return prepare(step, values, dump);
 }
 
+// A loop step of a plan runs its whole domain (row steps prepare their parts themselves).
+std::shared_ptr<const PreparedLoop> prepare_loop(const ir::Step& step, const ValueTable& values,
+                                                 const StepDump& dump) {
+  return prepare_loop_step(step, values, dump, LoopLaunch::whole_domain);
+}
+
 using Kind = ir::Step::Kind;
 constexpr std::array<StepKind, ir::kStepKindCount> kStepKinds = {{
     // kind          dump suffix   prepare
-    {Kind::loop,     "",           prepare_as_step<prepare_loop_step>},
+    {Kind::loop,     "",           prepare_as_step<prepare_loop>},
     {Kind::single,   "",           prepare_single_step},
     {Kind::reduce,   "",           prepare_as_step<prepare_reduce_step>},
     {Kind::product,  "-epilogue",  prepare_as_step<prepare_product_step>},

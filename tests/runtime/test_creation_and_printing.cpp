@@ -1,7 +1,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <limits>
 #include <sstream>
+#include <tuple>
 #include <tensorjit/tensorjit.hpp>
 
 namespace tj = tensorjit;
@@ -51,6 +53,64 @@ TEST_CASE("zeros, ones, full, arange, linspace, scalar") {
   CHECK(tj::scalar(2.0f).item<float>() == 2.0f);
   CHECK(tj::zeros({0, 3}).size() == 0);
   CHECK(tj::zeros({0, 3}).to_vector<float>().empty());
+}
+
+// numpy's linspace, element for element (issue 27, finding 4): y = i * step + start in f64 with
+// step = (stop - start) / (num - 1), (i / (num - 1)) * (stop - start) where that step underflows
+// to 0, the last element stop exactly, integer dtypes floored, then converted to the dtype. The
+// hard-coded values are that formula evaluated with Python floats (IEEE doubles, numpy's
+// arithmetic here).
+TEST_CASE("linspace is numpy's element for element, ending at stop exactly") {
+  auto values = tj::linspace(-1, 0.3, 129, tj::f64).to_vector<double>();
+  REQUIRE(values.size() == 129);
+  CHECK(values[0] == -1.0);
+  CHECK(values[1] == -0.98984375);
+  CHECK(values[64] == -0.35);
+  CHECK(values[127] == 0.28984374999999996);
+  CHECK(values[128] == 0.3);  // start + 128 * step is 0.30000000000000004
+  for (auto [start, stop, num] : {std::tuple{-1.0, 0.3, 129}, {0.0, 1.0, 7}, {2.5, -7.1, 1000},
+                                  {1e-3, 1e3, 33}, {-0.0, 5.0, 2}}) {
+    CAPTURE(start);
+    CAPTURE(stop);
+    auto got = tj::linspace(start, stop, num, tj::f64).to_vector<double>();
+    auto got32 = tj::linspace(start, stop, num, tj::f32).to_vector<float>();
+    const double step = (stop - start) / (num - 1);
+    for (int i = 0; i < num; ++i) {
+      const double expected = i == num - 1 ? stop : i * step + start;
+      CHECK(got[static_cast<std::size_t>(i)] == expected);
+      CHECK(got32[static_cast<std::size_t>(i)] == static_cast<float>(expected));
+    }
+  }
+  CHECK(tj::linspace(-1, 0.3, 129, tj::f32).to_vector<float>()[127] == 0.28984373807907104f);
+  // One value is start; none is empty.
+  CHECK(tj::linspace(5, 7, 1, tj::f64).to_vector<double>() == std::vector<double>{5});
+  CHECK(tj::linspace(5, 7, 0, tj::f64).size() == 0);
+  // A step that underflows to 0 (numpy's gh-5437): (i / 3) * 4.9e-324 rounds 2/3 of the smallest
+  // subnormal up, where i * 0 would give 0.
+  const double tiny = std::numeric_limits<double>::denorm_min();
+  CHECK(tj::linspace(0, tiny, 4, tj::f64).to_vector<double>() == std::vector<double>{0, 0, tiny, tiny});
+  // Integer dtypes are floored: -0.5 gives -1 where a conversion would give 0.
+  CHECK(tj::linspace(-1, 1, 5, tj::i32).to_vector<std::int32_t>() ==
+        std::vector<std::int32_t>{-1, -1, 0, 0, 1});
+  CHECK(tj::linspace(0, 10, 4, tj::i64).to_vector<std::int64_t>() == std::vector<std::int64_t>{0, 3, 6, 10});
+  CHECK(tj::linspace(-3, 3, 4, tj::boolean).to_vector<bool>() == std::vector<bool>{true, true, true, true});
+  CHECK_THROWS_AS(tj::linspace(0, INFINITY, 3), tj::Error);
+}
+
+// numpy's integer arange (issue 27, finding 5): the count ceil((stop - start) / step) from the
+// arguments, the first two values truncated to integers, their difference the step of the rest
+// (numpy's ctors.c: setitem of start and start + step, then the dtype's fill). PyTorch agrees
+// where start is an integer; np.arange(0.5, 5, 1.5, dtype=np.int32) is [0, 2, 4] where PyTorch's
+// is [0, 1, 2] (docs/numpy_differences.md).
+TEST_CASE("integer arange steps by the difference of its first two values, as numpy") {
+  using I32 = std::vector<std::int32_t>;
+  using I64 = std::vector<std::int64_t>;
+  CHECK(tj::arange(0, 5, 1.5, tj::i32).to_vector<std::int32_t>() == I32{0, 1, 2, 3});
+  CHECK(tj::arange(0.5, 5, 1.5, tj::i32).to_vector<std::int32_t>() == I32{0, 2, 4});
+  CHECK(tj::arange(3, -3, -1.5, tj::i64).to_vector<std::int64_t>() == I64{3, 1, -1, -3});
+  CHECK(tj::arange(-2.5, 2, 1, tj::i32).to_vector<std::int32_t>() == I32{-2, -1, 0, 1, 2});
+  CHECK(tj::arange(0, 5, 0.5, tj::i32).to_vector<std::int32_t>() == I32(10, 0));
+  CHECK(tj::arange(0, 5, 1.5, tj::f64).to_vector<double>() == std::vector<double>{0, 1.5, 3, 4.5});
 }
 
 TEST_CASE("printing follows numpy's str()") {

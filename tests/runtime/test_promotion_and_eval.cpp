@@ -41,6 +41,64 @@ TEST_CASE("C++ scalars are weakly typed") {
   CHECK((f == 2).to_vector<bool>() == std::vector<bool>{false, true});
 }
 
+// PyTorch's result_type (issue 27, finding 5): operands with axes decide; a 0-d tensor
+// (tj::scalar, a reduction over every axis) only by a higher category (bool < integer < floating),
+// or when every operand is 0-d. Expected dtypes and values are torch's for the same operands.
+TEST_CASE("0-d tensors take part in promotion by their category only, as in PyTorch") {
+  auto i = tj::tensor({1, 2, 3});
+  auto f = tj::tensor({0.1f, 2.f, 3.f});
+  auto b = tj::tensor({true, false, true});
+  auto i0 = tj::scalar<std::int32_t>(2);
+  auto l0 = tj::scalar<std::int64_t>(5);
+  auto f0 = tj::scalar(0.5f);
+  auto d0 = tj::scalar(0.1);
+  auto b0 = tj::scalar(true);
+  // The issue's three cases.
+  CHECK((i + l0).dtype() == tj::i32);
+  CHECK((i + l0).to_vector<std::int32_t>() == std::vector<std::int32_t>{6, 7, 8});
+  CHECK((f + d0).dtype() == tj::f32);
+  CHECK((f + d0).to_vector<float>() == std::vector<float>{0.1f + 0.1f, 2.f + 0.1f, 3.f + 0.1f});
+  CHECK(i.sum().dtype() == tj::i64);
+  CHECK((i + i.sum()).dtype() == tj::i32);
+  CHECK((i + i.sum()).to_vector<std::int32_t>() == std::vector<std::int32_t>{7, 8, 9});
+  // The 0-d value is converted to the result's dtype: i64 wraps to i32, 0.1 rounds to f32.
+  CHECK((i + tj::scalar<std::int64_t>((std::int64_t{1} << 32) + 1)).to_vector<std::int32_t>() ==
+        std::vector<std::int32_t>{2, 3, 4});
+  CHECK((f == d0).to_vector<bool>() == std::vector<bool>{true, false, false});
+  // A higher category takes the 0-d operand's own dtype.
+  CHECK((i + d0).dtype() == tj::f64);
+  CHECK((i + f0).dtype() == tj::f32);
+  CHECK((b + l0).dtype() == tj::i64);
+  CHECK((b + i0).dtype() == tj::i32);
+  CHECK((b & b0).dtype() == tj::boolean);
+  // Every operand 0-d: ordinary promotion.
+  CHECK((i0 + l0).dtype() == tj::i64);
+  CHECK((i0 + d0).dtype() == tj::f64);
+  CHECK((f0 + d0).dtype() == tj::f64);
+  CHECK((f0 < d0).item<bool>() == false);
+  // Every binary op, comparisons, where, maximum, minimum, pow and clamp follow the same rule.
+  for (const tj::Tensor& result :
+       {i - l0, i * l0, tj::floor_divide(i, l0), tj::remainder(i, l0), tj::maximum(i, l0), tj::minimum(i, l0),
+        tj::pow(i, l0), i << l0, i >> l0, i & l0, i | l0, i ^ l0, tj::where(b, i, l0), tj::where(b, l0, i),
+        tj::clamp(i, i0, l0)}) {
+    CHECK(result.dtype() == tj::i32);
+  }
+  CHECK((i / l0).dtype() == tj::f32);
+  CHECK((i / l0).to_vector<float>() == std::vector<float>{0.2f, 0.4f, 0.6f});
+  for (const tj::Tensor& result : {i < l0, i <= l0, i > l0, i >= l0, i == l0, i != l0}) {
+    CHECK(result.dtype() == tj::boolean);
+  }
+  CHECK((i < tj::scalar<std::int64_t>((std::int64_t{1} << 32) + 2)).to_vector<bool>() ==
+        std::vector<bool>{true, false, false});
+  CHECK(tj::where(b, f, d0).dtype() == tj::f32);
+  CHECK(tj::where(b, i, d0).dtype() == tj::f64);
+  CHECK(tj::pow(f, d0).dtype() == tj::f32);
+  CHECK(tj::maximum(f, d0).dtype() == tj::f32);
+  // clamp takes one dtype for its three operands: maximum then minimum pairwise would give f32.
+  CHECK(tj::clamp(i, f0, tj::scalar(2.5)).dtype() == tj::f64);
+  CHECK(tj::clamp(i, f0, tj::scalar(2.5)).to_vector<double>() == std::vector<double>{1, 2, 2.5});
+}
+
 TEST_CASE("integer edge cases are defined") {
   constexpr auto min32 = std::numeric_limits<std::int32_t>::min();
   auto a = tj::tensor({7, -7, min32, 5});
@@ -177,6 +235,23 @@ TEST_CASE("eval of several outputs, reuse of evaluated values") {
   tj::Tensor empty;
   CHECK_THROWS_AS(empty.eval(), tj::Error);
   CHECK_THROWS_AS(empty.shape(), tj::Error);
+}
+
+// The rows of docs/numpy_differences.md that no other test pins: what tensorjit gives where NumPy
+// or PyTorch gives something else.
+TEST_CASE("the documented differences from NumPy and PyTorch") {
+  // Integer mean: f32 (NumPy f64, PyTorch an error).
+  CHECK(tj::tensor({1, 2}).mean().dtype() == tj::f32);
+  CHECK(tj::tensor({1, 2}).mean().item<float>() == 1.5f);
+  // A zero float remainder takes the divisor's sign (NumPy's); PyTorch keeps fmod's -0.0.
+  CHECK(!std::signbit(tj::remainder(tj::tensor({-3.0}), tj::tensor({3.0})).item<double>()));
+  // softmax over an empty axis: max has no identity there (PyTorch returns the empty tensor).
+  CHECK_THROWS_AS(tj::softmax(tj::zeros({3, 0}), -1), tj::Error);
+  // The composites at -inf follow their formula (-inf * 0), in the JIT as in the interpreter.
+  CHECK(std::isnan(tj::gelu(tj::tensor({-INFINITY, 1.f})).to_vector<float>()[0]));
+  CHECK(std::isnan(tj::silu(tj::tensor({-INFINITY})).item<float>()));
+  // softplus is x above 20 (PyTorch's threshold), not x + exp(-x).
+  CHECK(tj::softplus(tj::tensor({20.5, 1.0})).to_vector<double>()[0] == 20.5);
 }
 
 }  // TEST_SUITE

@@ -375,3 +375,20 @@ TEST_SUITE("runtime") {
   }
 
 }  // TEST_SUITE
+
+// Issue 27, finding 3: sin and cos consuming a reduction over an empty tensor, multiplied by an
+// empty external buffer without memory (from_blob allows null data for no elements).
+TEST_SUITE("runtime") {
+  TEST_CASE("reductions JIT: sin and cos of a reduction broadcast against an empty null from_blob") {
+    auto empty = tj::from_blob(nullptr, {0}, {1}, tj::f32);
+    auto mean = tj::tensor<float>({0}, {}).mean({-1}, true);  // [1], NaN
+    for (const tj::Tensor& result : {tj::sin(mean * empty), tj::cos(mean * empty),
+                                     tj::sin(empty * mean) + 1.0f,
+                                     tj::sin(tj::tensor<float>({0}, {}).sum() + empty)}) {
+      check_against_interpreter(tj::detail::graph_for({tj::detail::node_of(result, "test")}));
+      tj::Tensor evaluated = result;
+      evaluated.eval();
+      CHECK(evaluated.shape() == tj::Shape{0});
+    }
+  }
+}  // TEST_SUITE

@@ -212,3 +212,34 @@ TEST_SUITE("runtime") {
     check_row_step({gapped_columns / gapped_columns.sum({-2, -1}, true)});
   }
 }  // TEST_SUITE
+
+// Issue 27, finding 1: a reduction over every axis whose consumer reads an operand whose outer
+// stride is smaller than its inner one (a transposed view, a column-major external buffer, a
+// stride-2 vector broadcast over rows) ran part by part (run_row_step) with the consumer's kernel
+// compiled in the tile form, which that runner does not launch that way: a crash at every n.
+TEST_SUITE("runtime") {
+  TEST_CASE("row kernels JIT: a reduction over every axis with a consumer reading transposed") {
+    for (std::int64_t n : {2, 3, 5, 16, 63, 64, 65, 128, 129}) {
+      CAPTURE(n);
+      auto x = rows_of(n, n, tj::f32);
+      std::vector<float> column_major(static_cast<std::size_t>(n * n));
+      for (std::size_t i = 0; i < column_major.size(); ++i)
+        column_major[i] = 0.25f * static_cast<float>(i % 37) - 3;
+      auto external = tj::from_blob(column_major.data(), {n, n}, {1, n}, tj::f32);
+      auto every_other = rows_of(1, 2 * n, tj::f32).reshape({2 * n}).slice(0, 0, 2 * n, 2);
+      const std::vector<tj::Tensor> operands = {x.transpose(), external,
+                                                every_other.reshape({1, n}).expand({n, n}),
+                                                every_other.reshape({n, 1}).expand({n, n})};
+      for (const auto& operand : operands) {
+        check_row_step({x.sum() + operand});
+        check_row_step({x.max() + operand});
+        check_row_step({x.mean() * operand});
+        check_row_step({operand - x.sum({0, 1}, true)});
+        check_row_step({operand / x.max({0, 1}, true)});
+        auto produced = x * x - 1.0f;  // a producer fused into the reduction's part
+        check_row_step({produced.sum() + operand});
+        check_row_step({operand.sum() - operand});  // the reduction reads it transposed too
+      }
+    }
+  }
+}  // TEST_SUITE

@@ -70,10 +70,12 @@ class RowLowering : KernelLowering {
   // Value v on `lanes` columns from `column`.
   llvm::Value* load_value(int v, unsigned lanes, llvm::Value* column);
   // The expression's node values on `lanes` lanes; input leaf k read by load_input(k). A node
-  // with a scalar in `hoisted` is that scalar, splat.
+  // with a scalar in `hoisted` is that scalar, splat. With `only` given, the nodes it marks false
+  // are not emitted (their values stay null).
   template <typename LoadInput>
   std::vector<llvm::Value*> emit_expression(const LoopPlan& plan, unsigned lanes, LoadInput load_input,
-                                            const std::vector<llvm::Value*>& hoisted = {});
+                                            const std::vector<llvm::Value*>& hoisted = {},
+                                            const std::vector<bool>& only = {});
   // The ops of a phase's expression whose operands are all the same across the row (per-row
   // values, broadcast inputs, constants), computed once per row as scalars; null elsewhere.
   std::vector<llvm::Value*> emit_row_invariants(const LoopPlan& plan, const std::vector<int>& reads);
@@ -242,11 +244,13 @@ llvm::Value* RowLowering::load_value(int v, unsigned lanes, llvm::Value* column)
 template <typename LoadInput>
 std::vector<llvm::Value*> RowLowering::emit_expression(const LoopPlan& plan, unsigned lanes,
                                                        LoadInput load_input,
-                                                       const std::vector<llvm::Value*>& hoisted) {
+                                                       const std::vector<llvm::Value*>& hoisted,
+                                                       const std::vector<bool>& only) {
   ElementwiseEmitter emitter(builder_, module_, lanes);
   std::vector<llvm::Value*> values(plan.nodes.size(), nullptr);
   for (std::size_t n = 0; n < plan.nodes.size(); ++n) {
     const LoopPlanNode& node = plan.nodes[n];
+    if (!only.empty() && !only[n]) continue;
     if (!hoisted.empty() && hoisted[n]) {
       values[n] = lanes == 1 ? hoisted[n] : builder_.CreateVectorSplat(lanes, hoisted[n]);
     } else if (node.op == ir::Op::input) {
@@ -304,6 +308,10 @@ void RowLowering::emit_next_row_prefetch(llvm::Value* column, std::int64_t count
 // Scalars and vectors of one op give the same bits per lane (emit_elementwise.hpp), so an op
 // computed once per row and splat equals the op on splat operands. LLVM does not hoist these out
 // of the column loop by itself (rsqrt of a row's variance stayed a sqrt and a division per vector).
+// Only the invariant ops are emitted here, before the column loop, which a row of no columns
+// skips: a column input read at column 0 for an op whose value is thrown away was not always
+// removed as dead (sin's slow-path branch kept it), and read past the end of an empty row (a
+// crash for an empty from_blob without memory).
 std::vector<llvm::Value*> RowLowering::emit_row_invariants(const LoopPlan& plan,
                                                            const std::vector<int>& reads) {
   std::vector<bool> invariant(plan.nodes.size(), false);
@@ -325,12 +333,11 @@ std::vector<llvm::Value*> RowLowering::emit_row_invariants(const LoopPlan& plan,
     }
   }
   if (!any) return {};
-  std::vector<llvm::Value*> scalars = emit_expression(plan, 1, [&](std::size_t k) {
-    return load_value(reads[k], 1, index(0));
-  });
+  std::vector<llvm::Value*> scalars = emit_expression(
+      plan, 1, [&](std::size_t k) { return load_value(reads[k], 1, index(0)); }, {}, invariant);
   for (std::size_t n = 0; n < plan.nodes.size(); ++n) {
     const ir::Op op = plan.nodes[n].op;
-    if (!invariant[n] || op == ir::Op::input || op == ir::Op::constant) scalars[n] = nullptr;
+    if (op == ir::Op::input || op == ir::Op::constant) scalars[n] = nullptr;
   }
   return scalars;
 }

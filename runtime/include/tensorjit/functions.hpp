@@ -35,10 +35,13 @@ template <ScalarType T> Tensor full(const Shape& shape, T value) {
 }
 Tensor zeros_like(const Tensor& like);
 Tensor ones_like(const Tensor& like);
-// [start, stop) in steps of `step` (nonzero); the count is ceil((stop - start) / step).
+// [start, stop) in steps of `step` (nonzero); the count is ceil((stop - start) / step). For an
+// integer dtype, as numpy: the first two values truncated to integers, then steps of their
+// difference (arange(0, 5, 1.5, i32) is [0, 1, 2, 3]).
 Tensor arange(double start, double stop, double step = 1, DType dtype = f32);
 Tensor arange(std::int64_t stop, DType dtype = i64);
-// `num` values from start to stop inclusive (numpy's linspace with endpoint=True).
+// `num` values from start to stop inclusive: numpy's linspace with endpoint=True, element for
+// element (computed in f64 as numpy does, the last one stop exactly, integer dtypes floored).
 Tensor linspace(double start, double stop, std::int64_t num, DType dtype = f32);
 // A rank-0 tensor.
 template <ScalarType T> Tensor scalar(T value) { return full(Shape{}, value); }

@@ -33,7 +33,8 @@ struct TensorImpl;
 }
 
 // C++ arithmetic types usable as weakly typed scalars: `f32 * 2.0` stays f32, `i32 + 1` stays i32,
-// an integer tensor with a floating scalar gives f32 (PyTorch's and JAX's rule).
+// an integer tensor with a floating scalar gives f32 (PyTorch's and JAX's rule). A 0-d tensor
+// (tj::scalar) counts only by a higher category, as in PyTorch: i32[3] + scalar<int64_t>(5) is i32.
 template <typename T>
 concept ScalarType = std::is_arithmetic_v<T>;
 

@@ -11,6 +11,8 @@
 //   - floats: IEEE arithmetic in the operands' own type, no contraction (a*b + c is two roundings;
 //     the project builds with -ffp-contract=off), transcendental functions from libm in the
 //     operands' precision (expf for f32, exp for f64), -0.0 and subnormals as libm gives them;
+//     the composite activations (sigmoid, silu, gelu, gelu_tanh, softplus) in a wider type, by
+//     forms that do not cancel, rounded once (below, "Composite activations");
 //   - integers: no undefined behaviour; add, sub, mul, neg, abs and square wrap (computed in the
 //     unsigned type); division, modulo, shifts and pow are defined for every operand (see each op);
 //   - bool is 0 or 1.
@@ -62,6 +64,28 @@ template <typename T> inline constexpr T kInverseSqrt2 = static_cast<T>(0.707106
 template <typename T> inline constexpr T kSqrt2OverPi = static_cast<T>(0.79788456080286535588);
 template <typename T> inline constexpr T kGeluTanhCubic = static_cast<T>(0.044715);
 template <typename T> inline constexpr T kSoftplusThreshold = static_cast<T>(20);
+
+// ---- composite activations ----
+//
+// sigmoid, silu, gelu, gelu_tanh and softplus are their ops.def formulas (with the constants above
+// rounded to T), evaluated in Wider<T> by forms that neither cancel nor overflow, and rounded to T
+// once. Written literally in T they lost everything where 1 + erf(u) or 1 + exp(-x) cancels or
+// overflows: f64 gelu(-7.25) gave -0.0 for -1.5e-12, f32 gelu(-5) was 4% off, f32 sigmoid(-100)
+// gave 0 for a subnormal, and the constant folder (canonicalize), which calls these same
+// functions, gave those values for tj::scalar operands while the JIT's vector math was right.
+// Now they are within about 0.5 ulp of the exact value (libm's double and long double functions
+// are within 1-2 ulp of their own type), the JIT within its documented bound of it
+// (docs/vector_math.md). Where long double is double (MSVC, Apple arm64), f64 results still do
+// not cancel but round several times, and subnormal silu and gelu_tanh results lose bits.
+template <typename T> using Wider = std::conditional_t<std::is_same_v<T, float>, double, long double>;
+
+// 1 / (1 + exp(-a)) for a >= 0, and exp(a) / (1 + exp(a)) below, which neither overflows nor
+// flushes a subnormal result to 0. NaN gives NaN.
+template <typename W> W stable_sigmoid(W a) {
+  if (a >= W{0}) return W{1} / (W{1} + std::exp(-a));
+  const W e = std::exp(a);
+  return e / (W{1} + e);
+}
 
 // Specialised below for every unary, binary and ternary op. The interpreter's and evaluate_scalar's
 // dispatch tables instantiate ScalarOp<op> for each elementwise op of ops.def, so a new op does not
@@ -182,9 +206,12 @@ template <> struct ScalarOp<Op::erf> {
   template <typename T> static T apply(T x) { return std::erf(x); }
 };
 
-// sigmoid: 1 / (1 + exp(-x)), three roundings after exp; sigmoid(-inf) == 0, sigmoid(inf) == 1.
+// sigmoid: 1 / (1 + exp(-x)) (a composite activation, above); sigmoid(-inf) == 0,
+// sigmoid(inf) == 1.
 template <> struct ScalarOp<Op::sigmoid> {
-  template <typename T> static T apply(T x) { return T{1} / (T{1} + std::exp(-x)); }
+  template <typename T> static T apply(T x) {
+    return static_cast<T>(stable_sigmoid(static_cast<Wider<T>>(x)));
+  }
 };
 
 // relu: x > 0 ? x : 0, except that NaN gives the NaN; relu(-0.0) == +0.0.
@@ -197,32 +224,44 @@ template <> struct ScalarOp<Op::relu> {
   }
 };
 
-// gelu: (x * 0.5) * (1 + erf(x * kInverseSqrt2)), evaluated in that order (PyTorch's formula).
+// gelu: (x * 0.5) * (1 + erf(x * kInverseSqrt2)) (PyTorch's formula; a composite activation,
+// above), as 0.5 x erfc(-u) with u = x kInverseSqrt2: 1 + erf(u) cancels for x < 0, erfc does
+// not. gelu(inf) == inf, gelu(-inf) is NaN (-inf * 0), as the formula gives.
 template <> struct ScalarOp<Op::gelu> {
   template <typename T> static T apply(T x) {
-    return x * T{0.5} * (T{1} + std::erf(x * kInverseSqrt2<T>));
+    using W = Wider<T>;
+    const W wide = x;
+    return static_cast<T>(W{0.5} * wide * std::erfc(-(wide * W{kInverseSqrt2<T>})));
   }
 };
 
-// gelu_tanh: ((0.5 * x) * (1 + tanh(kSqrt2OverPi * (x + kGeluTanhCubic * ((x * x) * x))))),
-// evaluated in that order (PyTorch's approximate="tanh").
+// gelu_tanh: ((0.5 * x) * (1 + tanh(v))), v = kSqrt2OverPi * (x + kGeluTanhCubic * ((x * x) * x))
+// (PyTorch's approximate="tanh"; a composite activation, above), as x sigmoid(2v), the same value
+// without 1 + tanh(v)'s cancellation for x < 0. gelu_tanh(-inf) is NaN (-inf * 0).
 template <> struct ScalarOp<Op::gelu_tanh> {
   template <typename T> static T apply(T x) {
-    T cube = x * x * x;
-    T inner = kSqrt2OverPi<T> * (x + kGeluTanhCubic<T> * cube);
-    return T{0.5} * x * (T{1} + std::tanh(inner));
+    using W = Wider<T>;
+    const W wide = x;
+    const W v = W{kSqrt2OverPi<T>} * (wide + W{kGeluTanhCubic<T>} * (wide * wide * wide));
+    return static_cast<T>(wide * stable_sigmoid(W{2} * v));
   }
 };
 
-// silu: x / (1 + exp(-x)) (PyTorch's formula; one rounding fewer than x * sigmoid(x)).
+// silu: x / (1 + exp(-x)) (PyTorch's formula; a composite activation, above), as x sigmoid(x),
+// whose exp(-x) does not overflow for x < 0. silu(-inf) is NaN (-inf * 0).
 template <> struct ScalarOp<Op::silu> {
-  template <typename T> static T apply(T x) { return x / (T{1} + std::exp(-x)); }
+  template <typename T> static T apply(T x) {
+    const Wider<T> wide = x;
+    return static_cast<T>(wide * stable_sigmoid(wide));
+  }
 };
 
-// softplus: x for x > 20, else log1p(exp(x)); NaN gives NaN.
+// softplus: x for x > 20 (PyTorch's threshold), else log1p(exp(x)) (a composite activation,
+// above: in the wider type exp(x) stays normal where the result is subnormal); NaN gives NaN.
 template <> struct ScalarOp<Op::softplus> {
   template <typename T> static T apply(T x) {
-    return x > kSoftplusThreshold<T> ? x : std::log1p(std::exp(x));
+    if (x > kSoftplusThreshold<T>) return x;
+    return static_cast<T>(std::log1p(std::exp(static_cast<Wider<T>>(x))));
   }
 };
 
