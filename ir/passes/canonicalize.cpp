@@ -4,6 +4,7 @@
 // built twice becomes one node.
 #include "ir/passes/canonicalize.hpp"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <unordered_map>
@@ -23,8 +24,16 @@ const NodePtr& y(N node) { return node.input(1); }
 bool integral(N node) { return is_integer(node.input(0)->dtype()); }
 bool floating(N node) { return is_floating(node.input(0)->dtype()); }
 
+// The values the rules below compare constants with (is_value); where's rule reads a bool
+// condition. A constant of any other value is never matched by a rule, so the runtime may pass it
+// to a kernel as an argument instead of a literal (is_structural_constant).
+constexpr double kRuleValues[] = {0.0, -0.0, 1.0};
+
 // Whether `node` is a constant whose value is `value` in its dtype, bit for bit (so -0.0 is not 0).
 bool is_value(const NodePtr& node, double value) {
+  TJ_INTERNAL_CHECK(std::any_of(std::begin(kRuleValues), std::end(kRuleValues),
+                                [&](double v) { return std::bit_cast<std::uint64_t>(v) == std::bit_cast<std::uint64_t>(value); }))
+      << "canonicalize: a rule compares with " << value << ", which kRuleValues does not list";
   if (node->op() != Op::constant) return false;
   const Scalar& held = node->attr<ConstantAttr>().value;
   Scalar wanted = Scalar::of(node->dtype(), value);
@@ -239,5 +248,12 @@ class Canonicalizer {
 }  // namespace
 
 Graph canonicalize(const Graph& graph) { return Canonicalizer().run(graph); }
+
+bool is_structural_constant(DType dtype, const Scalar& value) {
+  if (dtype == DType::boolean) return true;
+  return std::any_of(std::begin(kRuleValues), std::end(kRuleValues), [&](double v) {
+    return bit_equal(value, Scalar::of(dtype, v));
+  });
+}
 
 }  // namespace tensorjit::ir

@@ -5,7 +5,7 @@
 
 namespace tensorjit::ir {
 
-std::vector<NodePtr> topological_order(const Graph& graph) {
+std::vector<NodePtr> topological_order(const Graph& graph, const std::function<bool(const Node&)>& is_leaf) {
   // Iterative depth-first post-order: deep chains (thousands of ops) must not exhaust the stack.
   std::vector<NodePtr> order;
   NodeMap<bool> done;
@@ -16,6 +16,7 @@ std::vector<NodePtr> topological_order(const Graph& graph) {
     while (!stack.empty()) {
       auto& [node, next] = stack.back();
       const auto& inputs = (*node)->inputs();
+      if (next == 0 && is_leaf && is_leaf(**node)) next = inputs.size();
       if (next < inputs.size()) {
         const NodePtr& in = inputs[next++];
         if (!done.contains(in.get())) stack.emplace_back(&in, 0);
@@ -37,7 +38,11 @@ std::unordered_map<const Node*, int> use_counts(const Graph& graph) {
 }
 
 Graph replace_nodes(const Graph& graph, const std::function<NodePtr(const NodePtr&)>& replace) {
-  const std::vector<NodePtr> order = topological_order(graph);
+  return replace_nodes(graph, topological_order(graph), replace);
+}
+
+Graph replace_nodes(const Graph& graph, const std::vector<NodePtr>& order,
+                    const std::function<NodePtr(const NodePtr&)>& replace) {
   NodeMap<NodePtr> rebuilt(order.size());
   for (const auto& node : order) {
     if (NodePtr replacement = replace(node)) {

@@ -1,5 +1,6 @@
 #include "runtime/src/executable_cache.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <list>
 #include <mutex>
@@ -7,6 +8,7 @@
 #include <unordered_map>
 
 #include <tensorjit/ir/node_map.hpp>
+#include <tensorjit/ir/scalar_ops.hpp>
 
 #include <tensorjit/ir/pipeline.hpp>
 
@@ -31,7 +33,8 @@ class KeyWriter {
     return {reinterpret_cast<const char*>(words_.data()), words_.size() * sizeof(std::int64_t)};
   }
 
-  void attrs(const ir::Attrs& attrs) {
+  // `argument`: a constant the kernels read as an argument (is_argument).
+  void attrs(const ir::Attrs& attrs, bool argument) {
     word(static_cast<std::int64_t>(attrs.index()));
     std::visit(
         [&](const auto& a) {
@@ -41,8 +44,11 @@ class KeyWriter {
             words(a.layout.strides);
             word(a.layout.offset);
           } else if constexpr (std::is_same_v<A, ir::ConstantAttr>) {
-            real(a.value.f);
-            word(a.value.i);
+            // An argument's value is bound at each run (executable_for): not part of the key.
+            if (!argument) {
+              real(a.value.f);
+              word(a.value.i);
+            }
           } else if constexpr (std::is_same_v<A, ir::IotaAttr>) {
             real(a.start);
             real(a.step);
@@ -82,11 +88,44 @@ Cache& cache() {
   return *instance;
 }
 
-std::shared_ptr<Executable> build(const ir::Graph& graph) {
-  // The template: the same graph over slots, so that the cached plan holds no user memory. The
-  // slots are made in topological order, the order executable_for lists the inputs in.
+// Constants whose value no pass looks at (ir::is_structural_constant) and that an op reads
+// (directly or through views; a constant that is only an output is filled as one): kernels read
+// them as arguments, so a loop whose scalars change each step compiles nothing new.
+// A graph holds a few at most: a vector searched in order, no allocation for the usual none.
+using Arguments = std::vector<const ir::Node*>;
+
+bool is_argument(const Arguments& arguments, const ir::Node* node) {
+  return std::find(arguments.begin(), arguments.end(), node) != arguments.end();
+}
+
+Arguments argument_constants(const std::vector<ir::NodePtr>& order) {
+  Arguments arguments;
+  for (const auto& node : order) {
+    if (ir::is_movement(node->op())) continue;
+    for (const auto& in : node->inputs()) {
+      const ir::Node* base = ir::view_base(in.get());
+      if (base->op() != ir::Op::constant) continue;
+      const auto& constant = base->attr<ir::ConstantAttr>();
+      if (!ir::is_structural_constant(constant.dtype, constant.value) && !is_argument(arguments, base))
+        arguments.push_back(base);
+    }
+  }
+  return arguments;
+}
+
+std::shared_ptr<Executable> build(const ir::Graph& graph, const Arguments& arguments) {
+  // The template: the same graph over slots, so that the cached plan holds no user memory and no
+  // argument's value. An input becomes an input over a slot of its layout; an argument constant,
+  // an input over a one-element slot read with zero strides. The slots are made in topological
+  // order, the order executable_for lists the leaves in.
   std::vector<std::shared_ptr<ir::Buffer>> slots;
   ir::Graph template_graph = ir::replace_nodes(graph, [&](const ir::NodePtr& node) -> ir::NodePtr {
+    if (node->op() == ir::Op::constant && is_argument(arguments, node.get())) {
+      const auto& constant = node->attr<ir::ConstantAttr>();
+      slots.push_back(ir::Buffer::wrap(nullptr, itemsize(constant.dtype), {}));
+      return ir::make_input(slots.back(), constant.dtype,
+                            ir::Layout{constant.shape, ir::Strides(constant.shape.size(), 0), 0});
+    }
     if (node->op() != ir::Op::input) return nullptr;
     ir::InputAttr slot_input = node->attr<ir::InputAttr>();
     slots.push_back(ir::Buffer::wrap(nullptr, slot_input.buffer->bytes(), {}));
@@ -100,19 +139,21 @@ std::shared_ptr<Executable> build(const ir::Graph& graph) {
 }  // namespace
 
 std::shared_ptr<Executable> executable_for(const ir::Graph& graph, const std::vector<ir::NodePtr>& order,
-                                           std::vector<ir::NodePtr>& inputs) {
+                                           std::vector<ir::NodePtr>& leaves) {
+  const Arguments arguments = argument_constants(order);
   ir::NodeMap<std::int64_t> position(order.size());
   KeyWriter writer;
   writer.reserve(8 * order.size());  // ~ a node's words: one allocation, not six regrowths
-  inputs.clear();
+  leaves.clear();
   for (const auto& node : order) {
+    const bool argument = node->op() == ir::Op::constant && is_argument(arguments, node.get());
     position.insert(node.get(), static_cast<std::int64_t>(position.size()));
     writer.word(static_cast<int>(node->op()));
     writer.word(static_cast<int>(node->dtype()));
     writer.words(node->shape());
-    writer.attrs(node->attrs());
+    writer.attrs(node->attrs(), argument);
     for (const auto& in : node->inputs()) writer.word(*position.find(in.get()));
-    if (node->op() == ir::Op::input) inputs.push_back(node);
+    if (node->op() == ir::Op::input || argument) leaves.push_back(node);
   }
   for (const auto& out : graph.outputs) writer.word(*position.find(out.get()));
 
@@ -124,7 +165,7 @@ std::shared_ptr<Executable> executable_for(const ir::Graph& graph, const std::ve
       return it->second->second;
     }
   }
-  std::shared_ptr<Executable> built = build(graph);
+  std::shared_ptr<Executable> built = build(graph, arguments);
   std::lock_guard lock(c.mutex);
   if (auto it = c.index.find(writer.key()); it != c.index.end()) return it->second->second;
   c.recent.emplace_front(std::string(writer.key()), built);
@@ -134,6 +175,23 @@ std::shared_ptr<Executable> executable_for(const ir::Graph& graph, const std::ve
     c.recent.pop_back();
   }
   return built;
+}
+
+void bind_leaves(const Executable& executable, const std::vector<ir::NodePtr>& leaves, ValueTable& values) {
+  for (std::size_t i = 0; i < leaves.size(); ++i) {
+    const ir::NodePtr& leaf = leaves[i];
+    if (leaf->op() == ir::Op::input) {
+      values.bind(executable.slots[i].get(), leaf->attr<ir::InputAttr>().buffer);
+      continue;
+    }
+    const auto& constant = leaf->attr<ir::ConstantAttr>();
+    auto buffer = ir::Buffer::allocate(itemsize(constant.dtype));
+    visit_dtype(constant.dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      *static_cast<T*>(buffer->data()) = ir::scalar_value<T>(constant.value);
+    });
+    values.bind(executable.slots[i].get(), std::move(buffer));
+  }
 }
 
 }  // namespace tensorjit::detail

@@ -49,18 +49,55 @@ std::filesystem::path start_dump(const ir::Graph& graph, const ir::Plan& plan) {
 // earlier eval (an expression over inputs, the usual case) is used as it is, walked once: the
 // rewrite and a second walk of the rewritten graph were a fifth of the cost of evaluating a*b + c
 // on 8 elements.
+//
+// What an eval keeps (docs/contracts.md, "A value is computed once"): every output, and every
+// node that an earlier eval computed without keeping it (inside a fused kernel) and that a node new
+// to this eval reads, directly or through views. Such a node is computed a second time and kept
+// (realized), so the eval after reads it. A loop that evaluates only its loss each step, its
+// parameters lazy, computes each step's update twice and its history never: the step time stays
+// flat. Named temporaries of one eval still fuse: nothing is kept until a second eval needs it.
 struct EvalGraph {
-  ir::Graph graph;
+  ir::Graph graph;                    // the outputs asked for, then the kept nodes
   std::vector<ir::NodePtr> order;
+  std::vector<ir::NodePtr> kept;      // user nodes, in the order of their outputs in `graph`
+  std::vector<ir::NodePtr> computed;  // the user nodes the eval computes, to mark
 };
 
-EvalGraph eval_graph(const std::vector<ir::NodePtr>& outputs) {
-  EvalGraph eval{ir::Graph{outputs}, {}};
-  eval.order = ir::topological_order(eval.graph);
-  const bool realized = std::any_of(eval.order.begin(), eval.order.end(),
-                                    [](const ir::NodePtr& node) { return node->realized() != nullptr; });
-  if (!realized) return eval;
-  eval.graph = ir::replace_nodes(eval.graph, [](const ir::NodePtr& node) -> ir::NodePtr {
+bool is_realized(const ir::Node& node) { return node.realized() != nullptr; }
+
+// A node an earlier eval computed, not kept, that the eval needs again: kept this time.
+bool needs_keeping(const ir::Node& node) {
+  const ir::Op op = node.op();
+  return node.computed() && !is_realized(node) && op != ir::Op::input && op != ir::Op::constant &&
+         !ir::is_movement(op);
+}
+
+// The walk stops at realized nodes: what an earlier eval kept is read, whatever computed it.
+EvalGraph eval_graph(const std::vector<ir::NodePtr>& outputs, bool keep) {
+  EvalGraph eval{ir::Graph{outputs}, {}, {}, {}};
+  eval.order = ir::topological_order(eval.graph, is_realized);
+  bool realized = false;
+  for (const auto& node : eval.order) {
+    if (is_realized(*node)) {
+      realized = true;
+      continue;
+    }
+    const ir::Op op = node->op();
+    if (op != ir::Op::input && op != ir::Op::constant) eval.computed.push_back(node);
+    if (!keep || node->computed()) continue;
+    for (const auto& input : node->inputs()) {
+      const ir::NodePtr* in = &input;
+      while (ir::is_movement((*in)->op())) in = &(*in)->input(0);
+      if (needs_keeping(**in) && std::find(eval.kept.begin(), eval.kept.end(), *in) == eval.kept.end() &&
+          std::find(outputs.begin(), outputs.end(), *in) == outputs.end())
+        eval.kept.push_back(*in);
+    }
+  }
+  if (!realized && eval.kept.empty()) return eval;
+  eval.graph.outputs.insert(eval.graph.outputs.end(), eval.kept.begin(), eval.kept.end());
+  std::vector<ir::NodePtr> reached = std::move(eval.order);
+  if (!eval.kept.empty()) reached = ir::topological_order(eval.graph, is_realized);
+  eval.graph = ir::replace_nodes(eval.graph, reached, [](const ir::NodePtr& node) -> ir::NodePtr {
     auto value = node->realized();
     return value ? ir::make_input(value->buffer, value->dtype, value->layout) : nullptr;
   });
@@ -69,11 +106,10 @@ EvalGraph eval_graph(const std::vector<ir::NodePtr>& outputs) {
 }
 
 std::vector<ir::Value> run_graph(const ir::Graph& graph, const std::vector<ir::NodePtr>& order) {
-  std::vector<ir::NodePtr> inputs;
-  std::shared_ptr<Executable> executable = executable_for(graph, order, inputs);
+  std::vector<ir::NodePtr> leaves;
+  std::shared_ptr<Executable> executable = executable_for(graph, order, leaves);
   ValueTable values;
-  for (std::size_t i = 0; i < inputs.size(); ++i)
-    values.bind(executable->slots[i].get(), inputs[i]->attr<ir::InputAttr>().buffer);
+  bind_leaves(*executable, leaves, values);
   std::filesystem::path dump_folder = start_dump(graph, executable->plan);
   if (codegen::logger().should_log(spdlog::level::debug))
     codegen::logger().debug("eval: {} steps\n{}", executable->plan.steps.size(), ir::print_plan(executable->plan));
@@ -82,7 +118,7 @@ std::vector<ir::Value> run_graph(const ir::Graph& graph, const std::vector<ir::N
 
 }  // namespace
 
-ir::Graph graph_for(const std::vector<ir::NodePtr>& outputs) { return eval_graph(outputs).graph; }
+ir::Graph graph_for(const std::vector<ir::NodePtr>& outputs) { return eval_graph(outputs, false).graph; }
 
 std::vector<ir::Value> run_graph(const ir::Graph& graph) { return run_graph(graph, ir::topological_order(graph)); }
 
@@ -97,13 +133,15 @@ void evaluate(const std::vector<Tensor>& tensors) {
   }
   if (nodes.empty()) return;
 
-  const EvalGraph eval = eval_graph(nodes);
+  const EvalGraph eval = eval_graph(nodes, true);
   std::vector<ir::Value> values = run_graph(eval.graph, eval.order);
 
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     nodes[i]->set_realized(values[i]);
     pending[i]->replace(ir::make_input(values[i].buffer, values[i].dtype, values[i].layout));
   }
+  for (std::size_t k = 0; k < eval.kept.size(); ++k) eval.kept[k]->set_realized(values[nodes.size() + k]);
+  for (const auto& node : eval.computed) node->mark_computed();
 }
 
 }  // namespace tensorjit::detail

@@ -21,6 +21,24 @@ using detail::wrap;
 Tensor::Tensor() = default;
 Tensor::Tensor(std::shared_ptr<detail::TensorImpl> impl) : impl_(std::move(impl)) {}
 
+Tensor& Tensor::assign(const Tensor& value) & {
+  check_defined(*this, "assign");
+  check_defined(value, "assign");
+  TJ_CHECK(value.rank() <= rank())
+      << "assign: cannot broadcast " << describe(value) << " to " << describe(*this);
+  for (int d = 0; d < value.rank(); ++d) {
+    const std::int64_t from = value.shape()[static_cast<std::size_t>(d)];
+    const std::int64_t to = shape()[static_cast<std::size_t>(rank() - value.rank() + d)];
+    TJ_CHECK(from == to || from == 1) << "assign: cannot broadcast " << describe(value) << " to "
+                                      << describe(*this);
+  }
+  Tensor result = value.astype(dtype()).expand(shape()).contiguous();
+  result.eval();
+  // A new impl, not a change to the shared one: copies of this handle keep the old node.
+  impl_ = result.impl_;
+  return *this;
+}
+
 const Shape& Tensor::shape() const {
   TJ_CHECK(impl_) << "shape: the tensor is empty (default-constructed); assign a value first";
   return impl_->shape;

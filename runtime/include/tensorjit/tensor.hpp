@@ -42,6 +42,21 @@ class Tensor {
  public:
   // An empty handle; any use other than assignment throws Error.
   Tensor();
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  ~Tensor() = default;
+  // Rebinds this handle (value semantics: a copy of the old handle keeps its value). Assigning to
+  // a temporary, as `t.slice(0, 0, 1) = x` would, is a compile error: it could change nothing.
+  Tensor& operator=(const Tensor&) & = default;
+  Tensor& operator=(Tensor&&) & noexcept = default;
+  Tensor& operator=(const Tensor&) && = delete;
+  Tensor& operator=(Tensor&&) && = delete;
+
+  // Gives this handle `value`'s values, broadcast to this shape and cast to this dtype (PyTorch's
+  // copy_), evaluated now and contiguous. Value semantics: handles copied from this one before,
+  // and lazy graphs built from it, keep the old values; the old buffer is freed (and recycled,
+  // docs/contracts.md) once nothing reads it. Throws Error when `value` does not broadcast.
+  Tensor& assign(const Tensor& value) &;
 
   // ---- metadata (no evaluation) ----
   const Shape& shape() const;

@@ -115,6 +115,11 @@ class Node : public std::enable_shared_from_this<Node> {
   // the value instead of computing it again. The node's meaning does not change.
   std::shared_ptr<const Value> realized() const { return realized_.load(); }
   void set_realized(Value value) const;
+  // Set when an eval has computed this node, kept or not (inside a fused kernel). A later eval
+  // that needs the node again keeps it (runtime/src/executor.cpp): a value two evals need is
+  // computed twice at most, then read, and a lazy loop never recomputes its history.
+  bool computed() const { return computed_.load(std::memory_order_relaxed); }
+  void mark_computed() const { computed_.store(true, std::memory_order_relaxed); }
 
   Node(MakeKey, Op op, DType dtype, Shape shape, std::vector<NodePtr> inputs, Attrs attrs);
   // Releases the inputs without recursion (node_release.cpp): dropping the last reference to a
@@ -130,6 +135,7 @@ class Node : public std::enable_shared_from_this<Node> {
   Attrs attrs_;
   std::size_t hash_;
   mutable std::atomic<std::shared_ptr<const Value>> realized_;
+  mutable std::atomic<bool> computed_{false};
 };
 
 // Structural equality of two subgraphs (same ops, dtypes, shapes, attributes, input ids; float

@@ -38,6 +38,12 @@ struct PipelineLog {
   std::vector<PassRecord> passes;
 };
 
+// Whether a pass of the pipeline looks at a constant's value (canonicalize's rules: x*1, x+0,
+// where(true, ...)): bool constants and 0, -0.0 and 1 in any dtype. A constant of any other value
+// is never rewritten by value, so a kernel may read it as an argument: the runtime passes such
+// constants through one-element buffers, and a new value compiles nothing (docs/contracts.md).
+bool is_structural_constant(DType dtype, const Scalar& value);
+
 // Runs every pass of pipeline_passes() on `graph`; `log`, when given, receives every pass's record.
 Plan plan_graph(const Graph& graph, PipelineLog* log = nullptr);
 

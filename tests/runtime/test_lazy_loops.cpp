@@ -1,0 +1,113 @@
+// Loops as a new user writes them: C++ scalars that change each step compile nothing new, and a
+// loop that reads only its loss never recomputes the history of its lazy parameters, while the
+// named temporaries of one expression still fuse (docs/contracts.md, "A value is computed once").
+#include <cmath>
+#include <type_traits>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include <tensorjit/tensorjit.hpp>
+
+#include "runtime/src/tensor_impl.hpp"
+
+namespace tj = tensorjit;
+
+namespace {
+
+std::uint64_t compiles() { return tj::jit_statistics().compiles; }
+
+bool realized(const tj::Tensor& t) { return tj::detail::node_of(t, "test")->realized() != nullptr; }
+
+}  // namespace
+
+TEST_CASE("a scalar that changes every step is a kernel argument: nothing new is compiled") {
+  const tj::Tensor x = tj::arange(0, 1000, 1, tj::f32);
+  const tj::Tensor g = tj::full({1000}, 0.25f);
+  std::vector<float> first;
+  std::uint64_t after_warmup = 0;
+  for (int step = 0; step < 20; ++step) {
+    const float lr = 0.1f / static_cast<float>(step + 1);        // a decaying learning rate
+    const float bc = 1.0f - std::pow(0.9f, static_cast<float>(step + 1));  // a bias correction
+    tj::Tensor p = x - (lr / bc) * g;                               // C++ scalars, weakly typed
+    tj::Tensor q = x * tj::scalar(lr) + tj::tensor<float>(tj::Shape{}, {bc});
+    tj::eval({p, q});
+    // Same bits as the scalar arithmetic on the host: an argument is the literal's value.
+    CHECK(p.at<float>({7}) == 7.0f - (lr / bc) * 0.25f);
+    CHECK(q.at<float>({7}) == 7.0f * lr + bc);
+    if (step == 2) after_warmup = compiles();
+  }
+  CHECK(compiles() == after_warmup);
+}
+
+TEST_CASE("values a rewrite looks at stay literals: x * 1 and x + 0 still fold") {
+  const tj::Tensor x = tj::arange(0, 64, 1, tj::i32);
+  const std::uint64_t before = compiles();
+  CHECK((x * 1 + 0).to_vector<std::int32_t>() == x.to_vector<std::int32_t>());
+  CHECK((x * 3 + 5).at<std::int32_t>({2}) == 11);
+  CHECK((x * 4 + 6).at<std::int32_t>({2}) == 14);  // another value: the same kernel
+  CHECK(compiles() - before <= 1);
+}
+
+TEST_CASE("a loop that reads only its loss keeps its parameters: the history is computed once") {
+  tj::Tensor p = tj::full({256}, 1.0f);
+  const tj::Tensor target = tj::arange(0, 256, 1, tj::f32) * 0.01f;
+  std::vector<tj::Tensor> history;
+  for (int step = 0; step < 30; ++step) {
+    tj::Tensor diff = p - target;
+    const float loss = (diff * diff).mean().item<float>();
+    CHECK(std::isfinite(loss));
+    history.push_back(p);
+    p = p - 0.1f * diff;  // never evaluated by the loop itself
+  }
+  // Every parameter two steps back was kept by an eval that needed it again; none is left lazy
+  // for the next loss to recompute, and the chain behind the last kept one is never walked.
+  // (history[0] is the constant it started from.)
+  for (std::size_t k = 1; k + 2 < history.size(); ++k) CHECK(realized(history[k]));
+  // The values are those of the same loop with every parameter evaluated each step.
+  tj::Tensor eager = tj::full({256}, 1.0f);
+  for (int step = 0; step < 30; ++step) {
+    eager = eager - 0.1f * (eager - target);
+    eager.eval();
+  }
+  CHECK(p.to_vector<float>() == eager.to_vector<float>());
+}
+
+TEST_CASE("named temporaries of one eval still fuse: nothing is kept until a second eval needs it") {
+  const tj::Tensor a = tj::arange(0, 4096, 1, tj::f32);
+  const tj::Tensor b = tj::full({4096}, 2.0f);
+  tj::Tensor product = a * b;
+  tj::Tensor shifted = product + 1.0f;
+  tj::Tensor y = tj::relu(shifted) * 0.5f;
+  y.eval();
+  CHECK_FALSE(realized(product));
+  CHECK_FALSE(realized(shifted));
+  // A second eval that reads `shifted` again keeps it (computed twice, never three times).
+  tj::Tensor z = shifted - 3.0f;
+  z.eval();
+  CHECK(realized(shifted));
+  CHECK_FALSE(realized(product));
+  CHECK(z.at<float>({10}) == 10.0f * 2.0f + 1.0f - 3.0f);
+}
+
+// Assignment to a temporary (`t.slice(0, 0, 1) = x`) would change nothing: it does not compile.
+static_assert(!std::is_assignable_v<tj::Tensor&&, const tj::Tensor&>);
+static_assert(!std::is_assignable_v<tj::Tensor&&, tj::Tensor&&>);
+static_assert(std::is_assignable_v<tj::Tensor&, const tj::Tensor&>);
+
+TEST_CASE("assign: the handle takes the new values; copies and lazy graphs built before keep the old") {
+  tj::Tensor p = tj::tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  const tj::Tensor copy = p;                // a handle copied before
+  const tj::Tensor lazy = p * 10.0f;        // a graph built before, not evaluated
+  p.assign(tj::tensor({1.0, 2.0, 3.0}));    // broadcast over the rows, cast to f32
+  CHECK(p.dtype() == tj::f32);
+  CHECK(p.shape() == tj::Shape{2, 3});
+  CHECK(p.to_vector<float>() == std::vector<float>{1, 2, 3, 1, 2, 3});
+  CHECK(copy.to_vector<float>() == std::vector<float>{1, 2, 3, 4, 5, 6});
+  CHECK(lazy.to_vector<float>() == std::vector<float>{10, 20, 30, 40, 50, 60});
+  // An update that reads the tensor it assigns to.
+  p.assign(p * 2.0f + copy);
+  CHECK(p.to_vector<float>() == std::vector<float>{3, 6, 9, 6, 9, 12});
+  CHECK_THROWS_WITH_AS(p.assign(tj::zeros({4})), doctest::Contains("assign: cannot broadcast"), tj::Error);
+  CHECK_THROWS_WITH_AS(p.assign(tj::zeros({3, 3})), doctest::Contains("assign: cannot broadcast"), tj::Error);
+}
