@@ -68,26 +68,10 @@ class RowSpecBuilder {
     codegen::RowPhase phase;
     Leaves leaves;
     ExpressionRebuilder expression(part.nodes, leaf_for(leaves, false));
-    for (const auto& out : part.outputs) {
-      ir::NodePtr rebuilt = expression.rebuild(out);
-      if (!rebuilt) return false;
-      phase.expression.outputs.push_back(rebuilt);
-    }
+    if (!rebuild_all(expression, part.outputs, phase.expression.outputs)) return false;
     phase.inputs = leaves.inputs;
     phase.reads = leaves.reads;
-    for (const auto& out : part.outputs) {
-      RowValue value;
-      value.kind = RowValueKind::column_value;
-      value.dtype = out->dtype();
-      if (auto found = output_index_.find(out.get()); found != output_index_.end()) {
-        value.output = found->second;
-      } else {
-        value.scratch = static_cast<int>(prepared_.scratch.size());
-        prepared_.scratch.push_back(out->dtype());
-      }
-      phase.writes.push_back(add_value(value));
-      computed_[out.get()] = phase.writes.back();
-    }
+    add_writes(part.outputs, RowValueKind::column_value, phase.writes);
     spec.phases.push_back(std::move(phase));
     return true;
   }
@@ -112,22 +96,10 @@ class RowSpecBuilder {
     ExpressionRebuilder consumer_expression(reduction_at + 1, part.nodes.end(), leaf_for(consumer, true));
     phase.result = ir::make_input(nullptr, reduction->dtype(), ir::Layout::contiguous(reduction->shape()));
     consumer_expression.alias(reduction.get(), phase.result);
-    for (const auto& out : part.outputs) {
-      ir::NodePtr rebuilt = consumer_expression.rebuild(out);
-      if (!rebuilt) return false;
-      phase.consumer.outputs.push_back(rebuilt);
-    }
+    if (!rebuild_all(consumer_expression, part.outputs, phase.consumer.outputs)) return false;
     phase.consumer_inputs = consumer.inputs;
     phase.consumer_reads = consumer.reads;
-    for (const auto& out : part.outputs) {
-      RowValue value;
-      value.kind = RowValueKind::row_value;
-      value.dtype = out->dtype();
-      if (auto found = output_index_.find(out.get()); found != output_index_.end())
-        value.output = found->second;
-      phase.consumer_writes.push_back(add_value(value));
-      computed_[out.get()] = phase.consumer_writes.back();
-    }
+    add_writes(part.outputs, RowValueKind::row_value, phase.consumer_writes);
     spec.phases.push_back(std::move(phase));
     return true;
   }
@@ -196,6 +168,34 @@ class RowSpecBuilder {
       if (value.output >= 0) continue;
       value.scratch = static_cast<int>(prepared_.scratch.size());
       prepared_.scratch.push_back(value.dtype);
+    }
+  }
+
+  // Each of `outputs` rebuilt over leaves, appended to `into`; false when a leaf does not fit.
+  static bool rebuild_all(ExpressionRebuilder& expression, const std::vector<ir::NodePtr>& outputs,
+                          std::vector<ir::NodePtr>& into) {
+    for (const auto& out : outputs) {
+      into.push_back(expression.rebuild(out));
+      if (!into.back()) return false;
+    }
+    return true;
+  }
+
+  // The values a phase writes, as `kind`, appended to `writes`: each into its step output, or, a
+  // column value only the step reads, into a scratch row (per-row values stay in registers).
+  void add_writes(const std::vector<ir::NodePtr>& outputs, RowValueKind kind, std::vector<int>& writes) {
+    for (const auto& out : outputs) {
+      RowValue value;
+      value.kind = kind;
+      value.dtype = out->dtype();
+      if (auto found = output_index_.find(out.get()); found != output_index_.end()) {
+        value.output = found->second;
+      } else if (kind == RowValueKind::column_value) {
+        value.scratch = static_cast<int>(prepared_.scratch.size());
+        prepared_.scratch.push_back(out->dtype());
+      }
+      writes.push_back(add_value(value));
+      computed_[out.get()] = writes.back();
     }
   }
 

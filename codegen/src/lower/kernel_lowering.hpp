@@ -49,6 +49,33 @@ class KernelLowering {
                                       name);
   }
 
+  // A loop over `index` from `start` while below `end`, by `step`, that carries `initial` (the
+  // accumulators, held in registers) from one iteration to the next: `body(index, carried)` emits
+  // an iteration and returns the next carried value. Blocks are called `name`; the builder ends
+  // after the loop, and the value carried out of it is returned.
+  template <typename Body>
+  llvm::Value* emit_carried_loop(const char* name, const char* index_name, llvm::Value* start, llvm::Value* end,
+                                 std::int64_t step, llvm::Value* initial, Body body) {
+    llvm::BasicBlock* before = builder_.GetInsertBlock();
+    llvm::BasicBlock* header = block(name);
+    llvm::BasicBlock* iteration = block(name);
+    llvm::BasicBlock* after = block(name);
+    builder_.CreateBr(header);
+    builder_.SetInsertPoint(header);
+    llvm::PHINode* position = builder_.CreatePHI(index_type_, 2, index_name);
+    llvm::PHINode* carried = builder_.CreatePHI(initial->getType(), 2, "accumulators");
+    position->addIncoming(start, before);
+    carried->addIncoming(initial, before);
+    builder_.CreateCondBr(builder_.CreateICmpSLT(position, end), iteration, after);
+    builder_.SetInsertPoint(iteration);
+    llvm::Value* next = body(position, carried);
+    position->addIncoming(builder_.CreateAdd(position, index(step)), builder_.GetInsertBlock());
+    carried->addIncoming(next, builder_.GetInsertBlock());
+    builder_.CreateBr(header);
+    builder_.SetInsertPoint(after);
+    return carried;
+  }
+
   llvm::Module& module_;
   llvm::LLVMContext& context_;
   llvm::IRBuilder<> builder_;

@@ -397,28 +397,13 @@ void ReduceLowering::emit_row_piece(llvm::Value* block_start, llvm::Value* posit
   llvm::Value* vector_end = builder_.CreateAdd(
       head, builder_.CreateAnd(builder_.CreateSub(count, head), index(~lane_mask)));
   // The lanes stay in registers across the vector loop.
-  llvm::Value* lanes = load_lanes();
-  llvm::BasicBlock* before = builder_.GetInsertBlock();
-  llvm::BasicBlock* header = block("vector");
-  llvm::BasicBlock* body = block("vector");
-  llvm::BasicBlock* after = block("vector");
-  builder_.CreateBr(header);
-  builder_.SetInsertPoint(header);
-  llvm::PHINode* j = builder_.CreatePHI(index_type_, 2, "j");
-  llvm::PHINode* accumulators = builder_.CreatePHI(lanes->getType(), 2, "accumulators");
-  j->addIncoming(head, before);
-  accumulators->addIncoming(lanes, before);
-  builder_.CreateCondBr(builder_.CreateICmpSLT(j, vector_end), body, after);
-  builder_.SetInsertPoint(body);
-  emit_stream_prefetch(j);
-  llvm::Value* combined =
-      combine(lanes_, accumulators, emit_producer(lanes_, [&](std::size_t k, unsigned lanes) {
-                return load_along_reduced_axis(k, lanes, j);
-              }));
-  j->addIncoming(builder_.CreateAdd(j, index(lanes_)), builder_.GetInsertBlock());
-  accumulators->addIncoming(combined, builder_.GetInsertBlock());
-  builder_.CreateBr(header);
-  builder_.SetInsertPoint(after);
+  llvm::Value* accumulators = emit_carried_loop(
+      "vector", "j", head, vector_end, lanes_, load_lanes(), [&](llvm::Value* j, llvm::Value* carried) {
+        emit_stream_prefetch(j);
+        return combine(lanes_, carried, emit_producer(lanes_, [&](std::size_t k, unsigned lanes) {
+                         return load_along_reduced_axis(k, lanes, j);
+                       }));
+      });
   store_lanes(accumulators);
   emit_counted_loop("tail", vector_end, count, 1, scalar_element);
 }

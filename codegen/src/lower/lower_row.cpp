@@ -420,24 +420,11 @@ void RowLowering::emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row,
                                         index(~static_cast<std::int64_t>(lanes - 1))));
     // Whole groups of V columns: the lanes stay in registers.
     llvm::Value* neutral = vector.constant(accumulator, neutral_value(phase.op, accumulator));
-    llvm::BasicBlock* before = builder_.GetInsertBlock();
-    llvm::BasicBlock* header = block("lanes");
-    llvm::BasicBlock* body = block("lanes");
-    llvm::BasicBlock* after = block("lanes");
-    builder_.CreateBr(header);
-    builder_.SetInsertPoint(header);
-    llvm::PHINode* column = builder_.CreatePHI(index_type_, 2, "column");
-    llvm::PHINode* accumulators = builder_.CreatePHI(neutral->getType(), 2, "accumulators");
-    column->addIncoming(block_start, before);
-    accumulators->addIncoming(neutral, before);
-    builder_.CreateCondBr(builder_.CreateICmpSLT(column, groups_end), body, after);
-    builder_.SetInsertPoint(body);
-    if (prefetch) emit_next_row_prefetch(column, lanes, {});
-    llvm::Value* combined = combine(phase, lanes, accumulators, emit_producer(phase, lanes, column, hoisted));
-    column->addIncoming(builder_.CreateAdd(column, index(lanes)), builder_.GetInsertBlock());
-    accumulators->addIncoming(combined, builder_.GetInsertBlock());
-    builder_.CreateBr(header);
-    builder_.SetInsertPoint(after);
+    llvm::Value* accumulators = emit_carried_loop(
+        "lanes", "column", block_start, groups_end, lanes, neutral, [&](llvm::Value* column, llvm::Value* carried) {
+          if (prefetch) emit_next_row_prefetch(column, lanes, {});
+          return combine(phase, lanes, carried, emit_producer(phase, lanes, column, hoisted));
+        });
     // The block's last columns (fewer than V), when there are any: column groups_end + i goes to
     // lane i, through the lanes in memory; a block of whole groups keeps them in registers.
     llvm::BasicBlock* whole = builder_.GetInsertBlock();
