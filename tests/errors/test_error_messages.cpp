@@ -69,6 +69,19 @@ TEST_CASE("rank over 8 and shape overflow") {
   CHECK(contains(m, "negative"));
 }
 
+TEST_CASE("a matmul whose result overflows int64 names the op and the shapes") {
+  // Each operand is a broadcast of one value; their [2^32, 2^32] product has 2^64 elements.
+  const std::int64_t big = std::int64_t{1} << 32;
+  auto a = tj::zeros({1, 1}).expand({big, 3});
+  auto b = tj::zeros({1, 1}).expand({3, big});
+  auto m = message_of([&] { return tj::matmul(a, b); });
+  CHECK(contains(m, "matmul"));
+  CHECK(contains(m, "f32[4294967296, 4294967296]"));
+  CHECK(contains(m, "f32[4294967296, 3]"));
+  CHECK(contains(m, "int64"));
+  CHECK(contains(m, "make the shapes smaller"));
+}
+
 TEST_CASE("dtype mistakes say what to do") {
   auto m = message_of([] { return tj::tensor({true}) + tj::tensor({false}); });
   CHECK(contains(m, "bool"));
