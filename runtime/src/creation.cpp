@@ -10,6 +10,7 @@
 
 namespace tensorjit {
 
+using detail::check_dtype;
 using detail::node_of;
 using detail::wrap;
 
@@ -119,15 +120,23 @@ TENSORJIT_INSTANTIATE_TENSOR(bool)
 #undef TENSORJIT_INSTANTIATE_TENSOR
 
 Tensor full(const Shape& shape, double value, DType dtype) {
+  check_dtype(dtype, "full");
   check_shape("full", shape);
   return wrap(ir::make_constant(dtype, shape, ir::Scalar::of(dtype, value)));
 }
-Tensor zeros(const Shape& shape, DType dtype) { return full(shape, 0.0, dtype); }
-Tensor ones(const Shape& shape, DType dtype) { return full(shape, 1.0, dtype); }
+Tensor zeros(const Shape& shape, DType dtype) {
+  check_dtype(dtype, "zeros");
+  return full(shape, 0.0, dtype);
+}
+Tensor ones(const Shape& shape, DType dtype) {
+  check_dtype(dtype, "ones");
+  return full(shape, 1.0, dtype);
+}
 Tensor zeros_like(const Tensor& like) { return zeros(like.shape(), like.dtype()); }
 Tensor ones_like(const Tensor& like) { return ones(like.shape(), like.dtype()); }
 
 Tensor arange(double start, double stop, double step, DType dtype) {
+  check_dtype(dtype, "arange");
   TJ_CHECK(step != 0) << "arange: step must not be zero";
   TJ_CHECK(std::isfinite(start) && std::isfinite(stop) && std::isfinite(step))
       << "arange: start " << start << ", stop " << stop << " and step " << step << " must be finite";
@@ -139,6 +148,7 @@ Tensor arange(double start, double stop, double step, DType dtype) {
 Tensor arange(std::int64_t stop, DType dtype) { return arange(0.0, static_cast<double>(stop), 1.0, dtype); }
 
 Tensor linspace(double start, double stop, std::int64_t num, DType dtype) {
+  check_dtype(dtype, "linspace");
   TJ_CHECK(num >= 0) << "linspace: num must be non-negative, got " << num;
   const double step = num > 1 ? (stop - start) / static_cast<double>(num - 1) : 0.0;
   return wrap(ir::Node::make(ir::Op::iota, {}, ir::IotaAttr{dtype, num, start, step}));
@@ -146,6 +156,7 @@ Tensor linspace(double start, double stop, std::int64_t num, DType dtype) {
 
 Tensor from_blob(void* data, const Shape& shape, const std::vector<std::int64_t>& strides, DType dtype,
                  std::function<void()> owner) {
+  check_dtype(dtype, "from_blob");
   check_shape("from_blob", shape);
   TJ_CHECK(data != nullptr || ir::checked_numel(shape, "from_blob") == 0)
       << "from_blob: data is null for a non-empty " << dtype_name(dtype) << ir::shape_str(shape);

@@ -37,6 +37,7 @@ const Tensor& Tensor::eval() const {
 }
 
 Tensor Tensor::astype(DType dtype) const {
+  detail::check_dtype(dtype, "astype");
   auto node = node_of(*this, "astype");
   if (node->dtype() == dtype) return *this;
   return wrap(ir::make_cast(node, dtype));

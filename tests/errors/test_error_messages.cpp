@@ -2,8 +2,11 @@
 // the op, the shapes and dtypes, and leaves existing tensors valid.
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <string>
 #include <tensorjit/tensorjit.hpp>
+#include <utility>
+#include <vector>
 
 namespace tj = tensorjit;
 
@@ -95,6 +98,29 @@ TEST_CASE("dtype mistakes say what to do") {
   m = message_of([] { return tj::matmul(tj::zeros({2, 3}), tj::zeros({2, 3})); });
   CHECK(contains(m, "matmul"));
   CHECK(contains(m, "f32[2, 3] @ f32[2, 3]"));
+}
+
+TEST_CASE("a DType outside the enum is rejected by every entry that takes one") {
+  // Any byte converts to the uint8_t enum; an unnamed value once divided by its item size of 0.
+  const auto bad = static_cast<tj::DType>(7);
+  float data[4] = {};
+  auto x = tj::zeros({2});
+  const std::vector<std::pair<std::string, std::function<tj::Tensor()>>> entries = {
+      {"zeros", [&] { return tj::zeros({2}, bad); }},
+      {"ones", [&] { return tj::ones({2}, bad); }},
+      {"full", [&] { return tj::full({2}, 1.0, bad); }},
+      {"arange", [&] { return tj::arange(0.0, 4.0, 1.0, bad); }},
+      {"arange", [&] { return tj::arange(std::int64_t{4}, bad); }},
+      {"linspace", [&] { return tj::linspace(0.0, 1.0, 3, bad); }},
+      {"from_blob", [&] { return tj::from_blob(data, {4}, {}, bad); }},
+      {"astype", [&] { return x.astype(bad); }},
+  };
+  for (const auto& [op, make] : entries) {
+    auto m = message_of(make);
+    CAPTURE(m);
+    CHECK(contains(m, op + ": DType(7) is not a dtype"));
+    CHECK(contains(m, "f32, f64, i32, i64 or boolean"));
+  }
 }
 
 TEST_CASE("reading values out of range") {
