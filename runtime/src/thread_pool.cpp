@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <pthread.h>
 #include <thread>
 #include <vector>
 
@@ -133,9 +134,38 @@ class ThreadPool {
   std::exception_ptr error_;
 };
 
+// The process's pool, made on first use. fork() copies only the calling thread, so a child
+// inherits the pool's memory without its workers: a job posted there waited forever for them.
+// The fork handlers below make the child forget the parent's pool and make its own on first use;
+// the parent's is never destroyed in the child, since that would join threads that do not exist
+// there. Making a pool holds `pool_mutex` across fork(), so the child never inherits it locked.
+std::mutex pool_mutex;
+std::atomic<ThreadPool*> current_pool{nullptr};
+ThreadPool* inherited_pool = nullptr;  // kept reachable, for leak checkers
+
+void lock_pool_for_fork() { pool_mutex.lock(); }
+void unlock_pool_in_parent() { pool_mutex.unlock(); }
+void forget_pool_in_child() {
+  inherited_pool = current_pool.exchange(nullptr);
+  pool_mutex.unlock();
+}
+
+// Joins the workers at exit, as a static pool did.
+struct PoolAtExit {
+  ~PoolAtExit() { delete current_pool.exchange(nullptr); }
+} pool_at_exit;
+
 ThreadPool& pool() {
-  static ThreadPool instance(config().threads, std::chrono::microseconds(config().spin_microseconds));
-  return instance;
+  if (ThreadPool* made = current_pool.load(std::memory_order_acquire)) return *made;
+  [[maybe_unused]] static const int fork_handlers =
+      pthread_atfork(lock_pool_for_fork, unlock_pool_in_parent, forget_pool_in_child);
+  std::lock_guard lock(pool_mutex);
+  ThreadPool* made = current_pool.load(std::memory_order_acquire);
+  if (!made) {
+    made = new ThreadPool(config().threads, std::chrono::microseconds(config().spin_microseconds));
+    current_pool.store(made, std::memory_order_release);
+  }
+  return *made;
 }
 
 }  // namespace

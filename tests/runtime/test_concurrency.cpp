@@ -1,9 +1,56 @@
 #include <doctest/doctest.h>
 
-#include <thread>
+#include <chrono>
+#include <csignal>
+#include <iostream>
+#include <sys/wait.h>
 #include <tensorjit/tensorjit.hpp>
+#include <thread>
+#include <unistd.h>
 
 namespace tj = tensorjit;
+
+namespace {
+
+// Runs `child` in a fork()ed child that then exits through std::exit, running the exit handlers
+// as a program does, and returns its exit status, or -1 when it has not exited within `limit`
+// (it is then killed): a hang fails the test instead of hanging it.
+template <typename F> int status_of_child(F&& child, std::chrono::seconds limit) {
+  std::cout.flush();  // or the child prints the parent's pending output again
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    int code = 4;  // an exception: it must not unwind into the child's copy of the test runner
+    try {
+      code = child();
+    } catch (...) {
+    }
+    std::exit(code);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// An elementwise eval large enough to be split over the pool's threads, with a known result. Its
+// operand is an input: an expression of constants would fold into a constant.
+bool large_eval_is_right() {
+  const std::int64_t n = std::int64_t{1} << 22;
+  static const tj::Tensor ones = tj::tensor<float>({n}, std::vector<float>(static_cast<std::size_t>(n), 1.0f));
+  auto y = ones * 2.0f + 1.0f;
+  y.eval();
+  return y.at<float>({0}) == 3.0f && y.at<float>({n - 1}) == 3.0f;
+}
+
+}  // namespace
 
 TEST_SUITE("runtime") {
 
@@ -42,6 +89,17 @@ TEST_CASE("one shared lazy tensor evaluated by several threads") {
   for (int t = 0; t < 4; ++t) threads.emplace_back([&, t] { seen[t] = x.to_vector<float>(); });
   for (auto& th : threads) th.join();
   for (int t = 1; t < 4; ++t) CHECK(seen[t] == seen[0]);
+}
+
+TEST_CASE("a fork()ed child evaluates on a pool of its own") {
+  // The parent's pool has workers, and evals that use a kernel again start the JIT's background
+  // compiler thread; the child inherits none of these threads (fork copies one).
+  for (int round = 0; round < 3; ++round) REQUIRE(large_eval_is_right());
+  const int status = status_of_child([] { return large_eval_is_right() && large_eval_is_right() ? 0 : 1; },
+                                     std::chrono::seconds(60));
+  CHECK_MESSAGE(status != -1, "the child hung");
+  CHECK(status == 0);
+  REQUIRE(large_eval_is_right());  // the parent's pool still works
 }
 
 }  // TEST_SUITE
