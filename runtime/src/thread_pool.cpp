@@ -6,10 +6,13 @@
 #include <exception>
 #include <mutex>
 #include <pthread.h>
+#include <system_error>
 #include <thread>
 #include <vector>
 
 #include <immintrin.h>
+
+#include <tensorjit/codegen/log.hpp>
 
 #include "runtime/src/config.hpp"
 
@@ -46,8 +49,22 @@ bool spin_until(Done done, std::chrono::microseconds budget) {
 // another, as a user's loop makes them, find the workers still spinning.
 class ThreadPool {
  public:
+  // Starts threads - 1 workers, or as many as the system allows: under a memory or process limit
+  // (each thread reserves a stack) std::thread throws std::system_error, which once escaped an
+  // eval. The caller claims tasks too, so fewer workers, even none, still run every task.
   ThreadPool(int threads, std::chrono::microseconds spin) : spin_(spin) {
-    for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
+    workers_.reserve(static_cast<std::size_t>(threads));
+    for (int i = 1; i < threads; ++i) {
+      try {
+        workers_.emplace_back([this] { work(); });
+      } catch (const std::system_error& e) {
+        codegen::logger().warn(
+            "could start only {} of {} pool threads ({}); running with {}; raise the "
+            "process's memory or thread limit, or set TENSORJIT_THREADS to {} or fewer",
+            i, threads, e.what(), i, i);
+        break;
+      }
+    }
   }
   ~ThreadPool() {
     {

@@ -2,7 +2,10 @@
 
 #include <chrono>
 #include <csignal>
+#include <fstream>
 #include <iostream>
+#include <string>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <tensorjit/tensorjit.hpp>
 #include <thread>
@@ -100,6 +103,26 @@ TEST_CASE("a fork()ed child evaluates on a pool of its own") {
   CHECK_MESSAGE(status != -1, "the child hung");
   CHECK(status == 0);
   REQUIRE(large_eval_is_right());  // the parent's pool still works
+}
+
+TEST_CASE("an eval runs when the pool cannot start its threads") {
+  REQUIRE(large_eval_is_right());  // compiles the kernel and leaves its result's memory cached
+  const int status = status_of_child(
+      [] {
+        // Address space for a little more heap, not for an 8 MiB thread stack: std::thread then
+        // throws std::system_error when the child's own pool starts.
+        std::ifstream status_file("/proc/self/status");
+        std::string line;
+        std::uint64_t kib = 0;
+        while (std::getline(status_file, line))
+          if (line.rfind("VmSize:", 0) == 0) kib = std::stoull(line.substr(7));
+        const rlim_t limit = (kib + 4096) * 1024;
+        const rlimit address_space{limit, limit};
+        if (kib == 0 || setrlimit(RLIMIT_AS, &address_space) != 0) return 2;
+        return large_eval_is_right() ? 0 : 1;
+      },
+      std::chrono::seconds(60));
+  CHECK(status == 0);
 }
 
 }  // TEST_SUITE
