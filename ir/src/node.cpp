@@ -249,16 +249,23 @@ Inferred infer(Op op, const std::vector<NodePtr>& inputs, const Attrs& attrs) {
   return {dtype, inputs[0]->shape()};
 }
 
-// Every node's element count fits in int64, whatever op made it: numel() and the runtime's sizes
-// and offsets are int64 arithmetic that trusts it (a [2^32, 3] @ [3, 2^32] matmul once wrapped to
-// 0 elements and an eval of a view of it read out of bounds).
+// Every node's element count, and its size in bytes, fit in int64, whatever op made it: numel()
+// and the runtime's sizes, byte counts and offsets are int64 arithmetic that trusts them (a
+// [2^32, 3] @ [3, 2^32] matmul once wrapped to 0 elements, and zeros({2^62}) to 0 bytes). As in
+// numpy, a view is held to it too: any eval of it would allocate that many bytes.
 void check_result_size(Op op, const std::vector<NodePtr>& inputs, const Inferred& result) {
   std::int64_t numel = 1;
-  bool fits = true;
-  for (auto extent : result.shape) fits = fits && !__builtin_mul_overflow(numel, extent, &numel);
-  TJ_CHECK(fits) << op_name(op) << ": the result " << dtype_name(result.dtype) << shape_str(result.shape)
-                 << (inputs.empty() ? "" : " of " + describe_inputs(inputs))
-                 << " has more elements than fit in int64 (at most 2^63 - 1); make the shapes smaller";
+  bool elements_fit = true;
+  for (auto extent : result.shape) elements_fit = elements_fit && !__builtin_mul_overflow(numel, extent, &numel);
+  const auto size = static_cast<std::int64_t>(itemsize(result.dtype));
+  std::int64_t bytes = 0;
+  if (elements_fit && !__builtin_mul_overflow(numel, size, &bytes)) return;
+  TJ_FAIL() << op_name(op) << ": the result " << dtype_name(result.dtype) << shape_str(result.shape)
+            << (inputs.empty() ? "" : " of " + describe_inputs(inputs))
+            << (elements_fit ? fmt::format(" is too large to allocate: {} elements of {} bytes are more than "
+                                           "2^63 - 1 bytes; make the shapes smaller",
+                                           numel, size)
+                             : " has more elements than fit in int64 (at most 2^63 - 1); make the shapes smaller");
 }
 
 template <typename T> void hash_combine(std::size_t& seed, const T& value) {

@@ -85,6 +85,20 @@ TEST_CASE("a matmul whose result overflows int64 names the op and the shapes") {
   CHECK(contains(m, "make the shapes smaller"));
 }
 
+TEST_CASE("a tensor too large to allocate says so, in its own terms") {
+  // 2^62 f32 elements are 2^64 bytes: the byte count once wrapped to 0, and the message spoke of
+  // strides and an offset the user never passed.
+  auto m = message_of([] { return tj::zeros({1LL << 62}).eval(); });
+  CAPTURE(m);
+  CHECK(contains(m, "zeros"));
+  CHECK(contains(m, "f32[4611686018427387904]"));
+  CHECK(contains(m, "too large"));
+  CHECK(!contains(m, "strides"));
+  m = message_of([] { return (tj::ones({1LL << 61}, tj::f64) + 1.0).eval(); });
+  CHECK(contains(m, "f64[2305843009213693952]"));
+  CHECK(contains(m, "too large"));
+}
+
 TEST_CASE("dtype mistakes say what to do") {
   auto m = message_of([] { return tj::tensor({true}) + tj::tensor({false}); });
   CHECK(contains(m, "bool"));

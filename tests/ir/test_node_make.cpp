@@ -1,4 +1,5 @@
-// Node::make's checks that hold for every op: the result's element count fits in int64.
+// Node::make's checks that hold for every op: the result's element count, and its size in bytes,
+// fit in int64.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -17,13 +18,13 @@ NodePtr broadcast_one(const Shape& shape) {
   return make_expand(one, shape);
 }
 
-std::string message_of_make(Op op, std::vector<NodePtr> inputs) {
+std::string message_of_make(Op op, std::vector<NodePtr> inputs, Attrs attrs = {}) {
   try {
-    Node::make(op, std::move(inputs));
+    Node::make(op, std::move(inputs), std::move(attrs));
   } catch (const tensorjit::Error& e) {
     return e.what();
   }
-  FAIL("Node::make accepted a result whose element count overflows int64");
+  FAIL("Node::make accepted a result whose size overflows int64");
   return {};
 }
 
@@ -44,8 +45,22 @@ TEST_CASE("Node::make: a matmul whose result has more elements than int64 holds 
 }
 
 TEST_CASE("Node::make: a batched matmul overflowing only through its batch is rejected") {
-  // [2^31, 2^31, 1] @ [2^31, 1, 4]: each operand fits, the [2^31, 2^31, 4] result does not.
-  auto a = broadcast_one({kTwoTo32 / 2, kTwoTo32 / 2, 1});
-  auto b = broadcast_one({kTwoTo32 / 2, 1, 4});
+  // [2^30, 2^30, 1] @ [2^30, 1, 16]: each operand fits, the [2^30, 2^30, 16] result does not.
+  auto a = broadcast_one({kTwoTo32 / 4, kTwoTo32 / 4, 1});
+  auto b = broadcast_one({kTwoTo32 / 4, 1, 16});
   CHECK_THROWS_AS(Node::make(Op::matmul, {a, b}), tensorjit::Error);
+}
+
+TEST_CASE("Node::make: a result whose bytes overflow int64 is too large to allocate, for any op") {
+  // 2^62 f32 elements fit in int64; their 2^64 bytes once wrapped to an allocation of 0.
+  const Shape huge{std::int64_t{1} << 62};
+  std::string m = message_of_make(Op::expand, {broadcast_one({1})}, ShapeAttr{huge});
+  CHECK(m.find("expand: the result f32[4611686018427387904] of (f32[1])") != std::string::npos);
+  CHECK(m.find("too large to allocate: 4611686018427387904 elements of 4 bytes") != std::string::npos);
+  m = message_of_make(Op::constant, {}, ConstantAttr{tensorjit::DType::i64, huge, Scalar{}});
+  CHECK(m.find("constant: the result i64[4611686018427387904] is too large to allocate") != std::string::npos);
+  // A cast that widens the elements past the limit: 2^60 f32 take 2^62 bytes, 2^60 f64 2^63.
+  auto narrow = broadcast_one({std::int64_t{1} << 60});
+  m = message_of_make(Op::cast, {narrow}, CastAttr{tensorjit::DType::f64});
+  CHECK(m.find("cast: the result f64[1152921504606846976]") != std::string::npos);
 }
