@@ -41,29 +41,69 @@ std::string read_file(const fs::path& path) {
   return text.str();
 }
 
-// Every unbound input gets a buffer of random values spanning its layout.
+// Calls visit(element) for the buffer element of each index of `layout`.
+template <typename F> void for_each_element(const ir::Layout& layout, F&& visit) {
+  std::int64_t numel = 1;
+  for (auto e : layout.shape) numel *= e;
+  for (std::int64_t flat = 0; flat < numel; ++flat) {
+    std::int64_t element = layout.offset, rest = flat;
+    for (std::size_t d = layout.shape.size(); d-- > 0;) {
+      element += rest % layout.shape[d] * layout.strides[d];
+      rest /= layout.shape[d];
+    }
+    visit(element);
+  }
+}
+
+// Every unbound input gets a buffer of random values spanning what its layout reaches, and only
+// that: the layout is moved to start at the buffer's start, so an input at offset 2^62 takes no
+// more memory than one at offset 0 (the kernels do not depend on the offset). Only the elements
+// the layout reaches are filled.
 ir::Graph bind_random_inputs(const ir::Graph& graph, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   return ir::replace_nodes(graph, [&](const ir::NodePtr& node) -> ir::NodePtr {
     if (node->op() != ir::Op::input || node->attr<ir::InputAttr>().buffer) return nullptr;
-    const auto& in = node->attr<ir::InputAttr>();
-    auto [low, high] = in.layout.extent();
-    if (low < 0) throw tensorjit::Error("an input's layout reaches below its buffer (negative offset)");
-    auto buffer = ir::Buffer::allocate(static_cast<std::size_t>(high) * itemsize(in.dtype));
-    tensorjit::visit_dtype(in.dtype, [&](auto tag) {
+    ir::InputAttr bound = node->attr<ir::InputAttr>();
+    auto [low, high] = bound.layout.extent();
+    std::int64_t bytes = 0;
+    if (__builtin_mul_overflow(high - low, static_cast<std::int64_t>(itemsize(bound.dtype)), &bytes))
+      throw tensorjit::Error(fmt::format(
+          "an input {}{} with strides {} spans {} elements, more bytes than can be allocated; give it "
+          "strides that reach fewer elements",
+          tensorjit::dtype_name(bound.dtype), ir::shape_str(bound.layout.shape),
+          ir::shape_str(bound.layout.strides), high - low));
+    bound.layout.offset -= low;
+    bound.buffer = ir::Buffer::allocate(static_cast<std::size_t>(bytes));
+    tensorjit::visit_dtype(bound.dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      auto* data = static_cast<T*>(buffer->data());
-      for (std::int64_t i = 0; i < high; ++i) {
+      auto* data = static_cast<T*>(bound.buffer->data());
+      for_each_element(bound.layout, [&](std::int64_t i) {
         if constexpr (std::is_floating_point_v<T>) data[i] = std::uniform_real_distribution<T>(-4, 4)(rng);
         else if constexpr (std::is_same_v<T, bool>) data[i] = rng() & 1;
         else data[i] = static_cast<T>(std::uniform_int_distribution<int>(-100, 100)(rng));
-      }
+      });
     });
-    ir::InputAttr bound = in;
-    bound.buffer = std::move(buffer);
     return ir::Node::make(ir::Op::input, {}, std::move(bound));
   });
 }
+
+// A folder for the JIT's files, removed however the run ends (an error, an exception).
+class TemporaryFolder {
+ public:
+  TemporaryFolder() : path_(fs::temp_directory_path() / fmt::format("tensorjit-dump-{}", ::getpid())) {
+    fs::create_directories(path_);
+  }
+  TemporaryFolder(const TemporaryFolder&) = delete;
+  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+  ~TemporaryFolder() {
+    std::error_code ignored;  // a destructor must not throw; a folder left behind is all it costs
+    fs::remove_all(path_, ignored);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
 
 // The files the JIT wrote for every kernel, with `extension`, in kernel order.
 void print_kernel_files(const fs::path& folder, const std::string& extension) {
@@ -147,23 +187,34 @@ void print_after_pass(const ir::PipelineLog& log, std::string_view pass) {
   }
 }
 
+// Does only what the stage asks for: `graph` parses, `plan` and `after:<pass>` also plan, the
+// kernel stages also run the plan on random inputs (running is what compiles the kernels), and
+// --run does all of it. A graph of a large iota printed at --stage graph once allocated and
+// computed all of it.
 int run(const fs::path& file, const std::string& stage, bool time_it) {
-  ir::Graph parsed = ir::parse(read_file(file));
-  ir::Graph graph = bind_random_inputs(parsed, 0x7e5a);
+  const ir::Graph parsed = ir::parse(read_file(file));
+  const bool all = stage == "all";
+  const bool after_pass = stage.starts_with("after:");
+  if (stage == "graph" || all) std::cout << ir::print(parsed) << "\n";
+  const bool runs = time_it || (stage != "graph" && stage != "plan" && !after_pass);
+  if (stage == "graph" && !runs) return 0;
+
+  // Planning reads shapes and layouts, not values: inputs get buffers only for a run.
+  const ir::Graph graph = runs ? bind_random_inputs(parsed, 0x7e5a) : parsed;
   ir::PipelineLog log;
   ir::Plan plan = ir::plan_graph(graph, &log);
-  const bool all = stage == "all";
-  if (stage == "graph" || all) std::cout << ir::print(parsed) << "\n";
-  if (stage.starts_with("after:")) print_after_pass(log, std::string_view(stage).substr(6));
+  if (after_pass) print_after_pass(log, std::string_view(stage).substr(6));
   if (stage == "plan" || all) std::cout << ir::print(plan.graph) << "\n" << ir::print_plan(plan) << "\n";
+  if (!runs) return 0;
 
-  fs::path folder = fs::temp_directory_path() / fmt::format("tensorjit-dump-{}", ::getpid());
-  fs::create_directories(folder);
-  std::vector<ir::Value> values = tensorjit::internal::run_plan(plan, folder);
-  if (stage == "llvm" || all) print_kernel_files(folder, ".ll");
-  if (stage == "llvm-opt" || all) print_kernel_files(folder, ".opt.ll");
-  if (stage == "asm" || all) print_kernel_files(folder, ".s");
-  fs::remove_all(folder);
+  std::vector<ir::Value> values;
+  {
+    TemporaryFolder folder;
+    values = tensorjit::internal::run_plan(plan, folder.path());
+    if (stage == "llvm" || all) print_kernel_files(folder.path(), ".ll");
+    if (stage == "llvm-opt" || all) print_kernel_files(folder.path(), ".opt.ll");
+    if (stage == "asm" || all) print_kernel_files(folder.path(), ".s");
+  }
 
   if (!time_it) return 0;
   std::vector<ir::Value> expected = ir::interpret(graph);
@@ -225,6 +276,13 @@ int main(int argc, char** argv) {
   try {
     return run(file, stage, time_it);
   } catch (const tensorjit::Error& e) {
+    std::cerr << "tensorjit-dump: " << file.string() << ": " << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "tensorjit-dump: " << file.string() << ": out of memory; try a smaller graph or an earlier --stage\n";
+    return 1;
+  } catch (const std::exception& e) {
+    // Caught so that the stack unwinds and the temporary folder is removed.
     std::cerr << "tensorjit-dump: " << file.string() << ": " << e.what() << "\n";
     return 1;
   }

@@ -249,6 +249,25 @@ Inferred infer(Op op, const std::vector<NodePtr>& inputs, const Attrs& attrs) {
   return {dtype, inputs[0]->shape()};
 }
 
+// Every node's element count, and its size in bytes, fit in int64, whatever op made it: numel()
+// and the runtime's sizes, byte counts and offsets are int64 arithmetic that trusts them (a
+// [2^32, 3] @ [3, 2^32] matmul once wrapped to 0 elements, and zeros({2^62}) to 0 bytes). As in
+// numpy, a view is held to it too: any eval of it would allocate that many bytes.
+void check_result_size(Op op, const std::vector<NodePtr>& inputs, const Inferred& result) {
+  std::int64_t numel = 1;
+  bool elements_fit = true;
+  for (auto extent : result.shape) elements_fit = elements_fit && !__builtin_mul_overflow(numel, extent, &numel);
+  const auto size = static_cast<std::int64_t>(itemsize(result.dtype));
+  std::int64_t bytes = 0;
+  if (elements_fit && !__builtin_mul_overflow(numel, size, &bytes)) return;
+  TJ_FAIL() << op_name(op) << ": the result " << dtype_name(result.dtype) << shape_str(result.shape)
+            << (inputs.empty() ? "" : " of " + describe_inputs(inputs))
+            << (elements_fit ? fmt::format(" is too large to allocate: {} elements of {} bytes are more than "
+                                           "2^63 - 1 bytes; make the shapes smaller",
+                                           numel, size)
+                             : " has more elements than fit in int64 (at most 2^63 - 1); make the shapes smaller");
+}
+
 template <typename T> void hash_combine(std::size_t& seed, const T& value) {
   seed ^= std::hash<T>{}(value) + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
 }
@@ -357,6 +376,7 @@ Node::Node(MakeKey, Op op, DType dtype, Shape shape, std::vector<NodePtr> inputs
 
 NodePtr Node::make(Op op, std::vector<NodePtr> inputs, Attrs attrs) {
   Inferred r = infer(op, inputs, attrs);
+  check_result_size(op, inputs, r);
   return std::make_shared<const Node>(MakeKey{}, op, r.dtype, std::move(r.shape), std::move(inputs),
                                       std::move(attrs));
 }

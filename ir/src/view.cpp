@@ -63,10 +63,9 @@ std::optional<Layout> apply_view(const Layout& in, const Node& view) {
     case Op::slice: {
       const auto& s = view.attr<SliceAttr>();
       Layout out{view.shape(), in.strides, in.offset};
-      if (s.count > 0) {
-        out.offset += s.start * in.strides[s.axis];
-        out.strides[s.axis] = in.strides[s.axis] * s.step;
-      }
+      if (s.count > 0) out.offset += s.start * in.strides[s.axis];
+      // With one element the step is never taken, and it may be as large as INT64_MAX.
+      if (s.count > 1) out.strides[s.axis] = in.strides[s.axis] * s.step;
       return out;
     }
     default: break;

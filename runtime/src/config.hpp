@@ -3,8 +3,10 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tensorjit::detail {
 
@@ -24,8 +26,18 @@ struct Config {
   bool streams(std::size_t output_bytes) const { return output_bytes >= (streaming_mb << 20); }
 };
 
-// The process's configuration, read at the first eval (which also applies the buffer cache's
-// limit to ir::Buffer); throws tensorjit::Error naming the variable when a value is bad.
+// A variable's value, or nothing when it is unset.
+using EnvironmentReader = std::function<std::optional<std::string>(const char* name)>;
+
+// The configuration the variables `read` gives describe, with one rule for every variable
+// (README, "Environment"): blanks around a value are ignored, and an empty value is unset; a value
+// the variable does not take is ignored as if unset, with one line in `warnings` naming the
+// variable, the value, what it takes and what is used instead. One rule, so that
+// TENSORJIT_THREADS=" 2" is read as VECTOR_BITS=" 256" is.
+Config read_config(const EnvironmentReader& read, std::vector<std::string>& warnings);
+
+// The process's configuration, read from the environment at the first eval, which also sets the
+// log level, logs the warnings and applies the buffer cache's limit to ir::Buffer.
 const Config& config();
 
 }  // namespace tensorjit::detail

@@ -11,20 +11,34 @@
 
 namespace tensorjit {
 
+using detail::check_dtype;
 using detail::node_of;
 using detail::wrap;
 
 namespace {
 
-void check_shape(std::string_view op, const Shape& shape) {
+// Checks what Node::make checks too, so that the message names the function the user called.
+void check_shape(std::string_view op, const Shape& shape, DType dtype) {
   TJ_CHECK(shape.size() <= static_cast<std::size_t>(ir::kMaxRank))
       << op << ": shape " << ir::shape_str(shape) << " has rank " << shape.size()
       << ", more than the maximum of " << ir::kMaxRank;
-  ir::checked_numel(shape, op);
+  const std::int64_t numel = ir::checked_numel(shape, op);
+  const auto size = static_cast<std::int64_t>(itemsize(dtype));
+  std::int64_t bytes = 0;
+  TJ_CHECK(!__builtin_mul_overflow(numel, size, &bytes))
+      << op << ": " << dtype_name(dtype) << ir::shape_str(shape) << " is too large to allocate: " << numel
+      << " elements of " << size << " bytes are more than 2^63 - 1 bytes; make the shape smaller";
+}
+
+// full, zeros and ones under the name the user called.
+Tensor constant_named(std::string_view op, const Shape& shape, double value, DType dtype) {
+  check_dtype(dtype, op);
+  check_shape(op, shape, dtype);
+  return wrap(ir::make_constant(dtype, shape, ir::Scalar::of(dtype, value)));
 }
 
 template <typename T> Tensor from_values(const Shape& shape, const T* values, std::size_t count) {
-  check_shape("tensor", shape);
+  check_shape("tensor", shape, dtype_of<T>());
   const std::int64_t numel = ir::checked_numel(shape, "tensor");
   TJ_CHECK(static_cast<std::int64_t>(count) == numel)
       << "tensor: shape " << ir::shape_str(shape) << " holds " << numel << " elements but "
@@ -58,7 +72,7 @@ template <typename T> void flatten(std::initializer_list<std::initializer_list<T
 template <typename T> Tensor tensor(const Shape& shape, const std::vector<T>& values) {
   if constexpr (std::is_same_v<T, bool>) {
     std::vector<unsigned char> bytes(values.begin(), values.end());
-    check_shape("tensor", shape);
+    check_shape("tensor", shape, boolean);
     TJ_CHECK(static_cast<std::int64_t>(values.size()) == ir::checked_numel(shape, "tensor"))
         << "tensor: shape " << ir::shape_str(shape) << " holds " << ir::checked_numel(shape, "tensor")
         << " elements but " << values.size() << " values were given";
@@ -119,12 +133,9 @@ TENSORJIT_INSTANTIATE_TENSOR(std::int64_t)
 TENSORJIT_INSTANTIATE_TENSOR(bool)
 #undef TENSORJIT_INSTANTIATE_TENSOR
 
-Tensor full(const Shape& shape, double value, DType dtype) {
-  check_shape("full", shape);
-  return wrap(ir::make_constant(dtype, shape, ir::Scalar::of(dtype, value)));
-}
-Tensor zeros(const Shape& shape, DType dtype) { return full(shape, 0.0, dtype); }
-Tensor ones(const Shape& shape, DType dtype) { return full(shape, 1.0, dtype); }
+Tensor full(const Shape& shape, double value, DType dtype) { return constant_named("full", shape, value, dtype); }
+Tensor zeros(const Shape& shape, DType dtype) { return constant_named("zeros", shape, 0.0, dtype); }
+Tensor ones(const Shape& shape, DType dtype) { return constant_named("ones", shape, 1.0, dtype); }
 Tensor zeros_like(const Tensor& like) {
   detail::check_defined(like, "zeros_like");
   return zeros(like.shape(), like.dtype());
@@ -135,12 +146,14 @@ Tensor ones_like(const Tensor& like) {
 }
 
 Tensor arange(double start, double stop, double step, DType dtype) {
+  check_dtype(dtype, "arange");
   TJ_CHECK(step != 0) << "arange: step must not be zero";
   TJ_CHECK(std::isfinite(start) && std::isfinite(stop) && std::isfinite(step))
       << "arange: start " << start << ", stop " << stop << " and step " << step << " must be finite";
   const double count = std::ceil((stop - start) / step);
   TJ_CHECK(count < 9.0e18) << "arange: " << count << " elements are too many";
   const auto n = static_cast<std::int64_t>(count > 0 ? count : 0);
+  check_shape("arange", {n}, dtype);
   if (is_integer(dtype)) {
     // numpy's integer arange: the first two values converted to the dtype (truncated), then their
     // difference as the step of the rest, so arange(0, 5, 1.5, i32) is [0, 1, 2, 3] (PyTorch
@@ -155,7 +168,9 @@ Tensor arange(double start, double stop, double step, DType dtype) {
 Tensor arange(std::int64_t stop, DType dtype) { return arange(0.0, static_cast<double>(stop), 1.0, dtype); }
 
 Tensor linspace(double start, double stop, std::int64_t num, DType dtype) {
+  check_dtype(dtype, "linspace");
   TJ_CHECK(num >= 0) << "linspace: num must be non-negative, got " << num;
+  check_shape("linspace", {num}, dtype);
   TJ_CHECK(std::isfinite(start) && std::isfinite(stop))
       << "linspace: start " << start << " and stop " << stop << " must be finite";
   // numpy's linspace (numpy/_core/function_base.py) step by step, in f64 and then converted:
@@ -181,7 +196,8 @@ Tensor linspace(double start, double stop, std::int64_t num, DType dtype) {
 
 Tensor from_blob(void* data, const Shape& shape, const std::vector<std::int64_t>& strides, DType dtype,
                  std::function<void()> owner) {
-  check_shape("from_blob", shape);
+  check_dtype(dtype, "from_blob");
+  check_shape("from_blob", shape, dtype);
   TJ_CHECK(data != nullptr || ir::checked_numel(shape, "from_blob") == 0)
       << "from_blob: data is null for a non-empty " << dtype_name(dtype) << ir::shape_str(shape);
   TJ_CHECK(reinterpret_cast<std::uintptr_t>(data) % itemsize(dtype) == 0)

@@ -96,28 +96,34 @@ std::vector<std::int64_t> shown_indices(std::int64_t n, bool summarize) {
   return out;
 }
 
+// Where a shown element is: its row-major index (the key of its text) and its place in the buffer.
+struct Shown {
+  std::int64_t flat;
+  std::int64_t element;
+};
+
 class Printer {
  public:
+  // Reads the shown elements alone, straight from the buffer: a summary shows at most
+  // 2 * kEdgeItems per axis, and copying all of a 4 GiB tensor to print them threw bad_alloc.
   explicit Printer(const Tensor& t) : shape_(t.shape()), summarize_(t.size() > kSummaryThreshold) {
-    const bool floating = is_floating(t.dtype());
-    std::vector<double> all = t.dtype() == f64 || t.dtype() == f32 ? t.to_vector<double>()
-                                                                    : std::vector<double>{};
-    std::vector<std::int64_t> ints = floating ? std::vector<std::int64_t>{} : t.to_vector<std::int64_t>();
+    const ir::Value value = detail::value_of(t, "to_string");
     strides_ = ir::contiguous_strides(shape_);
+    std::vector<Shown> shown;
+    collect(0, 0, value.layout.offset, value.layout.strides, shown);
+    const bool floating = is_floating(t.dtype());
     // Format and width come from the shown elements only, as numpy does.
-    std::vector<std::int64_t> shown;
-    collect(0, 0, shown);
     if (floating) {
       std::vector<double> values;
-      for (auto i : shown) values.push_back(all[i]);
+      for (const auto& s : shown) values.push_back(read<double>(value, s.element));
       format_ = choose_float_format(values, t.dtype() == f32);
     }
-    for (auto i : shown) {
-      std::string s = floating ? format_.format(all[i])
-                      : t.dtype() == boolean ? (ints[i] ? "True" : "False")
-                                             : fmt::format("{}", ints[i]);
-      width_ = std::max(width_, s.size());
-      text_[i] = std::move(s);
+    for (const auto& s : shown) {
+      std::string text = floating             ? format_.format(read<double>(value, s.element))
+                         : t.dtype() == boolean ? (read<std::int64_t>(value, s.element) ? "True" : "False")
+                                                : fmt::format("{}", read<std::int64_t>(value, s.element));
+      width_ = std::max(width_, text.size());
+      text_[s.flat] = std::move(text);
     }
   }
 
@@ -131,13 +137,22 @@ class Printer {
   }
 
  private:
-  void collect(int axis, std::int64_t base, std::vector<std::int64_t>& out) {
+  template <typename T> static T read(const ir::Value& value, std::int64_t element) {
+    return visit_dtype(value.dtype, [&](auto tag) {
+      using Stored = typename decltype(tag)::type;
+      return static_cast<T>(static_cast<const Stored*>(value.buffer->data())[element]);
+    });
+  }
+
+  void collect(int axis, std::int64_t flat, std::int64_t element, const ir::Strides& buffer_strides,
+               std::vector<Shown>& out) {
     if (axis == static_cast<int>(shape_.size())) {
-      out.push_back(base);
+      out.push_back({flat, element});
       return;
     }
     for (auto i : shown_indices(shape_[axis], summarize_))
-      if (i >= 0) collect(axis + 1, base + i * strides_[axis], out);
+      if (i >= 0)
+        collect(axis + 1, flat + i * strides_[axis], element + i * buffer_strides[axis], buffer_strides, out);
   }
 
   void print(int axis, std::int64_t base, std::size_t indent, std::string& out) const {

@@ -59,6 +59,7 @@ const Tensor& Tensor::eval() const {
 }
 
 Tensor Tensor::astype(DType dtype) const {
+  detail::check_dtype(dtype, "astype");
   auto node = node_of(*this, "astype");
   if (node->dtype() == dtype) return *this;
   return wrap(ir::make_cast(node, dtype));
@@ -141,7 +142,6 @@ Tensor Tensor::slice(std::int64_t axis, std::optional<std::int64_t> start,
   auto node = node_of(*this, "slice");
   const int ax = checked_axis(axis, node->rank(), "slice", node->shape());
   TJ_CHECK(step != 0) << "slice: step must not be zero (axis " << axis << " of " << describe(*this) << ")";
-  TJ_CHECK(step != INT64_MIN) << "slice: step " << step << " is out of range";
   const std::int64_t n = node->shape()[ax];
   // Python's slice.indices(): negative bounds count from the end, then clamp.
   auto resolve = [&](std::optional<std::int64_t> bound, std::int64_t if_omitted) {
@@ -153,10 +153,16 @@ Tensor Tensor::slice(std::int64_t axis, std::optional<std::int64_t> start,
   };
   const std::int64_t first = resolve(start, step < 0 ? n - 1 : 0);
   const std::int64_t last = resolve(stop, step < 0 ? -1 : n);
-  std::int64_t count = 0;
-  if (step > 0 && last > first) count = (last - first + step - 1) / step;
-  if (step < 0 && first > last) count = (first - last + (-step) - 1) / (-step);
-  ir::SliceAttr attr{ax, count > 0 ? first : 0, step, count};
+  // len(range(first, last, step)) without overflow: first and last lie in [-1, n], so their
+  // distance fits, and the step's magnitude (up to 2^63 for INT64_MIN) is taken unsigned;
+  // `distance + step - 1` overflowed for a step near INT64_MAX.
+  const std::uint64_t magnitude = step > 0 ? static_cast<std::uint64_t>(step) : 0 - static_cast<std::uint64_t>(step);
+  const std::int64_t distance = step > 0 ? last - first : first - last;
+  const std::int64_t count =
+      distance > 0 ? static_cast<std::int64_t>((static_cast<std::uint64_t>(distance) - 1) / magnitude + 1) : 0;
+  // One element or none: the step moves nowhere, so it is stored as 1 (one node for every such
+  // slice, and no stride times a huge step in the view).
+  ir::SliceAttr attr{ax, count > 0 ? first : 0, count > 1 ? step : 1, count};
   return wrap(ir::Node::make(ir::Op::slice, {node}, attr));
 }
 

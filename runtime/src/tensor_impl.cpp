@@ -23,6 +23,12 @@ std::string describe(const Tensor& tensor) {
   return fmt::format("{}{}", dtype_name(tensor.dtype()), ir::shape_str(tensor.shape()));
 }
 
+void check_dtype(DType dtype, std::string_view op) {
+  TJ_CHECK(static_cast<int>(dtype) < kDTypeCount)
+      << op << ": DType(" << static_cast<int>(dtype) << ") is not a dtype; pass one of tensorjit::f32, f64, "
+      << "i32, i64 or boolean";
+}
+
 int checked_axis(std::int64_t axis, int rank, std::string_view op, const Shape& shape) {
   auto normalized = ir::normalize_axis(axis, rank);
   TJ_CHECK(normalized) << op << ": axis " << axis << " is out of range for shape "

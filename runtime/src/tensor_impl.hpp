@@ -42,6 +42,10 @@ ir::Value value_of(const Tensor& tensor, std::string_view op);
 // "f32[2, 3]" for error messages.
 std::string describe(const Tensor& tensor);
 
+// Throws Error naming `op` when `dtype` is none of the enum's named values: a DType is a uint8_t,
+// so any byte converts to one, and an unnamed one has no item size to divide by.
+void check_dtype(DType dtype, std::string_view op);
+
 // `axis` in [-rank, rank) made non-negative; throws Error naming `op` and the shape otherwise.
 int checked_axis(std::int64_t axis, int rank, std::string_view op, const Shape& shape);
 // Sorted unique non-negative axes; empty means every axis.

@@ -5,10 +5,14 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <pthread.h>
+#include <system_error>
 #include <thread>
 #include <vector>
 
 #include <immintrin.h>
+
+#include <tensorjit/codegen/log.hpp>
 
 #include "runtime/src/config.hpp"
 
@@ -45,8 +49,22 @@ bool spin_until(Done done, std::chrono::microseconds budget) {
 // another, as a user's loop makes them, find the workers still spinning.
 class ThreadPool {
  public:
+  // Starts threads - 1 workers, or as many as the system allows: under a memory or process limit
+  // (each thread reserves a stack) std::thread throws std::system_error, which once escaped an
+  // eval. The caller claims tasks too, so fewer workers, even none, still run every task.
   ThreadPool(int threads, std::chrono::microseconds spin) : spin_(spin) {
-    for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
+    workers_.reserve(static_cast<std::size_t>(threads));
+    for (int i = 1; i < threads; ++i) {
+      try {
+        workers_.emplace_back([this] { work(); });
+      } catch (const std::system_error& e) {
+        codegen::logger().warn(
+            "could start only {} of {} pool threads ({}); running with {}; raise the "
+            "process's memory or thread limit, or set TENSORJIT_THREADS to {} or fewer",
+            i, threads, e.what(), i, i);
+        break;
+      }
+    }
   }
   ~ThreadPool() {
     {
@@ -133,9 +151,38 @@ class ThreadPool {
   std::exception_ptr error_;
 };
 
+// The process's pool, made on first use. fork() copies only the calling thread, so a child
+// inherits the pool's memory without its workers: a job posted there waited forever for them.
+// The fork handlers below make the child forget the parent's pool and make its own on first use;
+// the parent's is never destroyed in the child, since that would join threads that do not exist
+// there. Making a pool holds `pool_mutex` across fork(), so the child never inherits it locked.
+std::mutex pool_mutex;
+std::atomic<ThreadPool*> current_pool{nullptr};
+ThreadPool* inherited_pool = nullptr;  // kept reachable, for leak checkers
+
+void lock_pool_for_fork() { pool_mutex.lock(); }
+void unlock_pool_in_parent() { pool_mutex.unlock(); }
+void forget_pool_in_child() {
+  inherited_pool = current_pool.exchange(nullptr);
+  pool_mutex.unlock();
+}
+
+// Joins the workers at exit, as a static pool did.
+struct PoolAtExit {
+  ~PoolAtExit() { delete current_pool.exchange(nullptr); }
+} pool_at_exit;
+
 ThreadPool& pool() {
-  static ThreadPool instance(config().threads, std::chrono::microseconds(config().spin_microseconds));
-  return instance;
+  if (ThreadPool* made = current_pool.load(std::memory_order_acquire)) return *made;
+  [[maybe_unused]] static const int fork_handlers =
+      pthread_atfork(lock_pool_for_fork, unlock_pool_in_parent, forget_pool_in_child);
+  std::lock_guard lock(pool_mutex);
+  ThreadPool* made = current_pool.load(std::memory_order_acquire);
+  if (!made) {
+    made = new ThreadPool(config().threads, std::chrono::microseconds(config().spin_microseconds));
+    current_pool.store(made, std::memory_order_release);
+  }
+  return *made;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The one pool of worker threads, TENSORJIT_THREADS wide, shared by the JIT'd kernels and the GEMM
 // (docs/contracts.md, contract 9). The caller of parallel_for works too, so a pool of n threads has
 // n - 1 workers. No nesting: a task that calls parallel_for runs the inner loop on its own thread.
+// A fork()ed child, which has none of the parent's threads, makes a pool of its own on first use.
 #pragma once
 
 #include <cstdint>

@@ -3,8 +3,11 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <functional>
 #include <string>
 #include <tensorjit/tensorjit.hpp>
+#include <utility>
+#include <vector>
 
 namespace tj = tensorjit;
 
@@ -72,6 +75,33 @@ TEST_CASE("rank over 8 and shape overflow") {
   CHECK(contains(m, "negative"));
 }
 
+TEST_CASE("a matmul whose result overflows int64 names the op and the shapes") {
+  // Each operand is a broadcast of one value; their [2^32, 2^32] product has 2^64 elements.
+  const std::int64_t big = std::int64_t{1} << 32;
+  auto a = tj::zeros({1, 1}).expand({big, 3});
+  auto b = tj::zeros({1, 1}).expand({3, big});
+  auto m = message_of([&] { return tj::matmul(a, b); });
+  CHECK(contains(m, "matmul"));
+  CHECK(contains(m, "f32[4294967296, 4294967296]"));
+  CHECK(contains(m, "f32[4294967296, 3]"));
+  CHECK(contains(m, "int64"));
+  CHECK(contains(m, "make the shapes smaller"));
+}
+
+TEST_CASE("a tensor too large to allocate says so, in its own terms") {
+  // 2^62 f32 elements are 2^64 bytes: the byte count once wrapped to 0, and the message spoke of
+  // strides and an offset the user never passed.
+  auto m = message_of([] { return tj::zeros({1LL << 62}).eval(); });
+  CAPTURE(m);
+  CHECK(contains(m, "zeros"));
+  CHECK(contains(m, "f32[4611686018427387904]"));
+  CHECK(contains(m, "too large"));
+  CHECK(!contains(m, "strides"));
+  m = message_of([] { return (tj::ones({1LL << 61}, tj::f64) + 1.0).eval(); });
+  CHECK(contains(m, "f64[2305843009213693952]"));
+  CHECK(contains(m, "too large"));
+}
+
 TEST_CASE("dtype mistakes say what to do") {
   auto m = message_of([] { return tj::tensor({true}) + tj::tensor({false}); });
   CHECK(contains(m, "bool"));
@@ -85,6 +115,29 @@ TEST_CASE("dtype mistakes say what to do") {
   m = message_of([] { return tj::matmul(tj::zeros({2, 3}), tj::zeros({2, 3})); });
   CHECK(contains(m, "matmul"));
   CHECK(contains(m, "f32[2, 3] @ f32[2, 3]"));
+}
+
+TEST_CASE("a DType outside the enum is rejected by every entry that takes one") {
+  // Any byte converts to the uint8_t enum; an unnamed value once divided by its item size of 0.
+  const auto bad = static_cast<tj::DType>(7);
+  float data[4] = {};
+  auto x = tj::zeros({2});
+  const std::vector<std::pair<std::string, std::function<tj::Tensor()>>> entries = {
+      {"zeros", [&] { return tj::zeros({2}, bad); }},
+      {"ones", [&] { return tj::ones({2}, bad); }},
+      {"full", [&] { return tj::full({2}, 1.0, bad); }},
+      {"arange", [&] { return tj::arange(0.0, 4.0, 1.0, bad); }},
+      {"arange", [&] { return tj::arange(std::int64_t{4}, bad); }},
+      {"linspace", [&] { return tj::linspace(0.0, 1.0, 3, bad); }},
+      {"from_blob", [&] { return tj::from_blob(data, {4}, {}, bad); }},
+      {"astype", [&] { return x.astype(bad); }},
+  };
+  for (const auto& [op, make] : entries) {
+    auto m = message_of(make);
+    CAPTURE(m);
+    CHECK(contains(m, op + ": DType(7) is not a dtype"));
+    CHECK(contains(m, "f32, f64, i32, i64 or boolean"));
+  }
 }
 
 TEST_CASE("reading values out of range") {

@@ -56,6 +56,17 @@ TEST_CASE("interpreter: slices with positive and negative steps, and flip") {
   check_same(evaluate<i32>(make_unary(Op::neg, corners)), {-11, -9, -3, -1});
 }
 
+TEST_CASE("interpreter: a one-element slice ignores its step, however large") {
+  // The step of a one-element slice is never taken; multiplying it into the stride overflowed.
+  auto grid = input<i32>({2, 3}, {0, 1, 2, 3, 4, 5});
+  for (std::int64_t step : {kInt64Max, kInt64Min, -kInt64Max}) {
+    CAPTURE(step);
+    Value value = run({slice(grid, 1, 2, step, 1)}).at(0);
+    CHECK(value.layout == Layout{{2, 1}, {3, 1}, 2});
+    check_same(read<i32>(value), {2, 5});
+  }
+}
+
 TEST_CASE("interpreter: a reshape that strides cannot express copies first") {
   auto x = input<i32>({2, 3}, {0, 1, 2, 3, 4, 5});
   auto flat = make_reshape(make_permute(x, {1, 0}), {6});

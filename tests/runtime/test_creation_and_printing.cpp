@@ -146,6 +146,21 @@ TEST_CASE("large tensors and views print a summary") {
         " [  199   399   599 ... 39599 39799 39999]]");
 }
 
+TEST_CASE("printing a huge tensor reads only the elements it shows") {
+  // 2^40 f32 elements (4 TiB) over one float through zero strides: copying every element to print
+  // the summary threw std::bad_alloc. numpy prints np.broadcast_to(np.float32(1.5), (2**40,)) so.
+  float value = 1.5f;
+  auto line = tj::from_blob(&value, {std::int64_t{1} << 40}, {0}, tj::f32);
+  CHECK(line.to_string() == "[1.5 1.5 1.5 ... 1.5 1.5 1.5]");
+  auto plane = tj::from_blob(&value, {std::int64_t{1} << 20, std::int64_t{1} << 20}, {0, 0}, tj::f32);
+  const std::string row = " [1.5 1.5 1.5 ... 1.5 1.5 1.5]";
+  CHECK(plane.to_string() ==
+        "[" + row.substr(1) + "\n" + row + "\n" + row + "\n ...\n" + row + "\n" + row + "\n" + row + "]");
+  std::int64_t count = 7;
+  auto ints = tj::from_blob(&count, {std::int64_t{1} << 40}, {0}, tj::i64);
+  CHECK(ints.to_string() == "[7 7 7 ... 7 7 7]");
+}
+
 TEST_CASE("long rows wrap at 75 columns as numpy does") {
   auto row = tj::arange(0, 30, 1, tj::i32);
   CHECK(row.to_string() ==

@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <numeric>
+#include <optional>
 #include <tensorjit/tensorjit.hpp>
 
 namespace tj = tensorjit;
@@ -54,6 +56,45 @@ TEST_CASE("slice with positive and negative steps, clamped bounds") {
   g.eval();
   auto s = g.slice(1, std::nullopt, std::nullopt, -1);
   CHECK(s.strides() == tj::Shape{4, -1});
+}
+
+TEST_CASE("slice at the int64 extremes matches numpy") {
+  // numpy's np.arange(5)[start:stop:step] for each row (Python's range(5)[...] gives the same).
+  constexpr std::int64_t kMax = INT64_MAX, kMin = INT64_MIN;
+  using bound = std::optional<std::int64_t>;
+  struct Case {
+    bound start, stop;
+    std::int64_t step;
+    std::vector<std::int64_t> numpy;
+  };
+  const std::vector<Case> cases = {
+      {0, 5, kMax, {0}},
+      {std::nullopt, std::nullopt, kMax, {0}},
+      {4, std::nullopt, -kMax, {4}},
+      {std::nullopt, std::nullopt, -kMax, {4}},
+      {std::nullopt, std::nullopt, kMin, {4}},
+      {kMin, kMax, 1, {0, 1, 2, 3, 4}},
+      {kMax, kMin, -1, {4, 3, 2, 1, 0}},
+      {kMin, kMax, kMax, {0}},
+      {kMax, kMin, kMin, {4}},
+      {kMax, kMin, -kMax, {4}},
+      {2, kMax, 2, {2, 4}},
+      {kMin, 3, 1, {0, 1, 2}},
+      {-1, kMin, -2, {4, 2, 0}},
+      {kMax, std::nullopt, -1, {4, 3, 2, 1, 0}},
+      {kMin, std::nullopt, 1, {0, 1, 2, 3, 4}},
+      {3, kMin, kMin, {3}},
+      {1, kMax, kMax - 1, {1}},
+      {0, 0, kMax, {}},
+      {4, 0, -kMax, {4}},
+  };
+  auto x = tj::arange(5);
+  for (const auto& c : cases) {
+    CAPTURE(c.step);
+    auto s = x.slice(0, c.start, c.stop, c.step);
+    CHECK(s.shape() == tj::Shape{static_cast<std::int64_t>(c.numpy.size())});
+    CHECK(s.to_vector<std::int64_t>() == c.numpy);
+  }
 }
 
 TEST_CASE("flip, squeeze, unsqueeze, expand") {

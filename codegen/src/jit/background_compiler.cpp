@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <deque>
 #include <mutex>
+#include <pthread.h>
 #include <thread>
 
 namespace tensorjit::codegen::background_compiler {
@@ -55,8 +56,21 @@ struct Worker {
 };
 
 // Deliberately never destroyed: the atexit handler below stops and joins its thread instead.
+Worker* instance = nullptr;
+
+// fork() copies only the calling thread, so a child gets the worker without its thread. Joining
+// that handle at exit waited forever: the child's next thread (a pool worker) reuses the dead
+// thread's stack and so its handle. The child makes a worker of its own, and leaves the parent's,
+// whose mutex another thread may hold, untouched. Jobs queued in the parent do not run in the
+// child: those kernels keep their first-tier code there.
+void make_own_worker_in_child() { instance = new Worker; }
+
 Worker& worker() {
-  static Worker* const instance = new Worker;
+  [[maybe_unused]] static const bool made = [] {
+    instance = new Worker;
+    pthread_atfork(nullptr, nullptr, make_own_worker_in_child);
+    return true;
+  }();
   return *instance;
 }
 

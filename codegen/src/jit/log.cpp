@@ -27,12 +27,21 @@ spdlog::logger& logger() {
   return *instance;
 }
 
+namespace {
+constexpr std::pair<std::string_view, spdlog::level::level_enum> kLevels[] = {
+    {"off", spdlog::level::off},    {"critical", spdlog::level::critical},
+    {"error", spdlog::level::err},  {"warn", spdlog::level::warn},
+    {"info", spdlog::level::info},  {"debug", spdlog::level::debug},
+    {"trace", spdlog::level::trace}};
+}  // namespace
+
+bool is_log_level(std::string_view level_name) {
+  for (const auto& entry : kLevels)
+    if (entry.first == level_name) return true;
+  return false;
+}
+
 void set_log_level(std::string_view level_name) {
-  static constexpr std::pair<std::string_view, spdlog::level::level_enum> kLevels[] = {
-      {"off", spdlog::level::off},    {"critical", spdlog::level::critical},
-      {"error", spdlog::level::err},  {"warn", spdlog::level::warn},
-      {"info", spdlog::level::info},  {"debug", spdlog::level::debug},
-      {"trace", spdlog::level::trace}};
   for (const auto& [name, level] : kLevels) {
     if (name == level_name) {
       logger().set_level(level);

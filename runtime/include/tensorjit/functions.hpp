@@ -48,6 +48,9 @@ template <ScalarType T> Tensor scalar(T value) { return full(Shape{}, value); }
 // External memory, not copied: `strides` in elements (empty: row-major), `owner` runs when no
 // tensor or node uses the memory any more (KFR's finalizer). Every element the strides reach must
 // lie inside the memory the caller owns; `data` must be aligned for the dtype.
+// `owner` runs once, on whichever thread drops the last reference, from a destructor: it must not
+// throw, and an exception leaving it ends the program through std::terminate (there is no caller
+// to report it to). Catch inside `owner` whatever its own work may throw.
 Tensor from_blob(void* data, const Shape& shape, const std::vector<std::int64_t>& strides, DType dtype,
                  std::function<void()> owner = {});
 

@@ -15,5 +15,7 @@ spdlog::logger& logger();
 // Sets the level from its name as TENSORJIT_LOG spells it: off, critical, error, warn, info,
 // debug, trace. Throws tensorjit::Error on any other value.
 void set_log_level(std::string_view level_name);
+// Whether set_log_level takes `level_name`.
+bool is_log_level(std::string_view level_name);
 
 }  // namespace tensorjit::codegen
