@@ -18,12 +18,14 @@
 #include <cstring>
 #include <ctime>
 #include <fmt/format.h>
+#include <functional>
 #include <random>
 #include <string>
 #include <tensorjit/tensorjit.hpp>
 #include <vector>
 
 #include "../gemm/blas_peers.hpp"
+#include "../peers/dense_layers.hpp"
 #include "peers.hpp"
 
 namespace tj = tensorjit;
@@ -136,7 +138,7 @@ void dense_section(const Options& options) {
                             epilogue_bench::bias_relu_pass(y.data(), b_values.data(), rows, out);
                           }});
 #ifdef TENSORJIT_BENCH_HAVE_ONEDNN
-  auto onednn = epilogue_bench::onednn_dense_relu(rows, in, out);
+  auto onednn = bench::onednn_dense({rows, in, out}, true);
   std::vector<float> y_onednn(y.size());
   contenders.push_back({"oneDNN matmul, bias + relu post-ops",
                         [&] { onednn(x_values.data(), w_values.data(), b_values.data(), y_onednn.data()); }});

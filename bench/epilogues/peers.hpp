@@ -3,18 +3,12 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 
 namespace epilogue_bench {
 
 // y = max(y + bias, 0) over a rows × columns matrix, bias along the columns: the pass a BLAS user
 // runs after sgemm.
 void bias_relu_pass(float* y, const float* bias, std::int64_t rows, std::int64_t columns);
-
-// relu(x·w + bias), made once per shape (as a framework caches a primitive), then called.
-using DenseLayer = std::function<void(const float* x, const float* w, const float* bias, float* y)>;
-// oneDNN's matmul primitive with the bias argument and relu as an eltwise post-op.
-DenseLayer onednn_dense_relu(std::int64_t rows, std::int64_t in, std::int64_t out);
 
 // The MLP forward relu(x·w1 + b1)·w2 + b2 with Eigen's expressions (its own GEMM).
 struct MlpWeights {

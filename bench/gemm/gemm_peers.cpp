@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "bench_thread_pool.hpp"
+#include "../limits/fma_chains.hpp"
 #include "blas_peers.hpp"
-#include "fma_peak.hpp"
 #include "tensorjit/kernels/gemm.hpp"
 
 namespace {
@@ -121,6 +121,43 @@ double now(bool cpu_clock) {
   timespec time{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time);
   return double(time.tv_sec) + 1e-9 * double(time.tv_nsec);
+}
+
+struct FmaPeak {
+  double float_gflops = 0;
+  double double_gflops = 0;
+  const char* width = "";
+};
+
+// The sum over threads of each thread's rate, all threads running bench/limits' FMA chains at once.
+double measure_fma_threads(double (*run_chains)(), int threads, bool cpu_clock) {
+  std::vector<std::thread> workers;
+  std::vector<double> rates(threads);
+  for (int t = 0; t < threads; ++t)
+    workers.emplace_back([&, t] {
+      const double start = now(cpu_clock);
+      const double flops = run_chains();
+      rates[t] = flops / (now(cpu_clock) - start) * 1e-9;
+    });
+  for (std::thread& worker : workers) worker.join();
+  double total = 0;
+  for (double rate : rates) total += rate;
+  return total;
+}
+
+// The machine's FMA peak on `threads` threads, best of three, measured in this run so that the
+// GEMMs are read against the same machine state; cpu_clock as the GEMMs are timed.
+FmaPeak measure_fma_peak(int threads, bool cpu_clock) {
+  if (!__builtin_cpu_supports("fma")) return FmaPeak{0, 0, "none"};
+  FmaPeak peak;
+  peak.width = bench::fma_vector_bits() == 512 ? "AVX-512" : "AVX2";
+  for (int repeat = 0; repeat < 3; ++repeat) {
+    const double f = measure_fma_threads(bench::fma_chains_f32, threads, cpu_clock);
+    const double d = measure_fma_threads(bench::fma_chains_f64, threads, cpu_clock);
+    if (f > peak.float_gflops) peak.float_gflops = f;
+    if (d > peak.double_gflops) peak.double_gflops = d;
+  }
+  return peak;
 }
 
 // Seconds per call: repeats the call until at least 20 ms passed; the mean over them, or with

@@ -21,7 +21,8 @@ using DenseLayer = std::function<void(const float* x, const float* w, const floa
 
 DenseLayer blas_dense(const gemm_bench::Peer& peer, DenseShape shape, bool relu);
 DenseLayer eigen_dense(DenseShape shape, bool relu);
-// Built only when oneDNN's headers and library were found (TENSORJIT_BENCH_HAVE_ONEDNN).
+// Built only when oneDNN's headers and library were found (TENSORJIT_BENCH_HAVE_ONEDNN), as the
+// library bench_onednn_dense, which bench/epilogues' epilogue_peers links as well.
 DenseLayer onednn_dense(DenseShape shape, bool relu);
 
 }  // namespace bench

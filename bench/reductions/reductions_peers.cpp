@@ -20,7 +20,7 @@
 
 #include <tensorjit/tensorjit.hpp>
 
-#include "stream_triad.hpp"
+#include "../limits/triad_loop.hpp"
 
 namespace tj = tensorjit;
 
@@ -56,6 +56,15 @@ double median(std::vector<double> values) {
   return values[values.size() / 2];
 }
 
+// Bytes the triad moves per second on one thread over n doubles per array (24 an element, no
+// write-allocate traffic, as STREAM counts), median of `runs` passes.
+double triad_bytes_per_second(long n, int runs) {
+  bench::TriadArrays arrays = bench::triad_arrays(n, 1);
+  std::vector<double> seconds;
+  for (int r = 0; r < runs; ++r) seconds.push_back(bench::triad_pass_seconds(arrays, 3.0, 1));
+  return 3.0 * 8.0 * static_cast<double>(n) / median(seconds);
+}
+
 std::map<std::string, double> run_numpy(int runs) {
   std::map<std::string, double> times;
   const std::string command =
@@ -82,7 +91,7 @@ int main(int argc, char** argv) {
     if (flag == "--no-numpy") numpy = false;
     if (flag == "--only" && i + 1 < argc) only = argv[++i];
   }
-  const double bandwidth = stream_triad_bytes_per_second(std::int64_t{1} << 25, runs);
+  const double bandwidth = triad_bytes_per_second(1L << 25, runs);
 
   const std::int64_t mi16 = std::int64_t{16} << 20;
   auto full = random_tensor<float>({mi16}, 1);
