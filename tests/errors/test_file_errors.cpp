@@ -1,0 +1,87 @@
+// Bad model files never crash: each malformed .npy, .npz or .safetensors throws tensorjit::Error
+// naming the file and the problem.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <tensorjit/tensorjit.hpp>
+
+#include "file_test_support.hpp"
+
+namespace tj = tensorjit;
+using namespace file_test;
+
+namespace {
+
+// The message load throws for a file holding `bytes`; fails the test when it throws anything else.
+template <typename Load> std::string load_error(const TempFolder& folder, const std::string& name,
+                                                const std::string& bytes, Load load) {
+  const std::string path = folder / name;
+  write_bytes(path, bytes);
+  try {
+    load(path);
+  } catch (const tj::InternalError& e) {
+    FAIL("an internal error where a user error was expected: " << e.what());
+  } catch (const tj::Error& e) {
+    const std::string message = e.what();
+    CHECK_MESSAGE(message.find(path) != std::string::npos, "the message does not name the file: " << message);
+    return message;
+  }
+  FAIL("no tensorjit::Error was thrown for " << name);
+  return {};
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::string npy_error(const TempFolder& folder, const std::string& bytes) {
+  return load_error(folder, "bad.npy", bytes, [](const std::string& path) { tj::load_npy(path); });
+}
+
+std::string npy_with(const std::string& dict, const std::string& data = "") { return npy_file(dict, 118, data); }
+
+}  // namespace
+
+TEST_CASE("file errors: a missing file names the path") {
+  TempFolder folder;
+  const std::string path = folder / "missing.npy";
+  CHECK(contains(load_error(folder, "missing.npy", "", [](const std::string& file) {
+                   std::filesystem::remove(file);
+                   tj::load_npy(file);
+                 }),
+                 "cannot open '" + path + "'"));
+  CHECK_THROWS_WITH_AS(tj::save_npy(folder / "no/such/folder.npy", tj::zeros({2})),
+                       doctest::Contains("check that the folder exists"), tj::Error);
+}
+
+TEST_CASE("npy errors: empty, wrong magic, truncated, bad header, bad dtype, overflow") {
+  TempFolder folder;
+  const std::string dict_end = "'fortran_order': False, 'shape': (2,), }";
+  CHECK(contains(npy_error(folder, ""), "the file is empty"));
+  CHECK(contains(npy_error(folder, "PK\x03\x04 not an npy file"), "not a .npy file"));
+  CHECK(contains(npy_error(folder, std::string("\x93NUMPY\x01", 7)), "not a .npy file"));
+  CHECK(contains(npy_error(folder, std::string("\x93NUMPY\x04\x00\x10\x00", 10)), "version 4.0 is not supported"));
+  CHECK(contains(npy_error(folder, std::string("\x93NUMPY\x02\x00\x10\x00", 10)), "truncated"));
+  // The header claims 0xffff bytes; the file has 20.
+  CHECK(contains(npy_error(folder, std::string("\x93NUMPY\x01\x00\xff\xff", 10) + "{'descr': '<f4'"),
+                 "the header is 65535 bytes long but the file has only"));
+  CHECK(contains(npy_error(folder, npy_with("{'descr': '<f4', " + dict_end, "abcd")), "truncated: shape [2]"));
+  CHECK(contains(npy_error(folder, npy_with("{'descr': '<f4' 'fortran_order': False}")), "malformed .npy header"));
+  CHECK(contains(npy_error(folder, npy_with("{'descr': '<f4', 'shape': (2,), }")), "lacks"));
+  CHECK(contains(npy_error(folder, npy_with("{'descr': '<f4', 'fortran_order': Maybe, 'shape': (2,), }")),
+                 "expected True or False"));
+  CHECK(contains(npy_error(folder, npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }")),
+                 "expected a non-negative integer"));
+  CHECK(contains(npy_error(folder, npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }")),
+                 "overflows int64"));
+  CHECK(contains(npy_error(folder, npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }")),
+                 "overflows int64"));
+  CHECK(contains(npy_error(folder, npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (1,1,1,1,1,1,1,1,1), }")),
+                 "rank 9"));
+  CHECK(contains(npy_error(folder, npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}")),
+                 "unexpected key 'x'"));
+  CHECK(contains(npy_error(folder, npy_with("{'descr': '<f4, " + dict_end)), "malformed .npy header"));
+  const std::string f16 = npy_error(folder, npy_with("{'descr': '<f2', " + dict_end, "abcd"));
+  CHECK(contains(f16, "dtype '<f2' is not supported"));
+  CHECK(contains(f16, "astype"));
+  CHECK(contains(npy_error(folder, npy_with("{'descr': '<U3', " + dict_end)), "dtype '<U3'"));
+  CHECK(contains(npy_error(folder, npy_with("{'descr': [('a', '<f4')], " + dict_end)), "structured dtypes"));
+}
