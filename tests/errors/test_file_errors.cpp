@@ -85,3 +85,67 @@ TEST_CASE("npy errors: empty, wrong magic, truncated, bad header, bad dtype, ove
   CHECK(contains(npy_error(folder, npy_with("{'descr': '<U3', " + dict_end)), "dtype '<U3'"));
   CHECK(contains(npy_error(folder, npy_with("{'descr': [('a', '<f4')], " + dict_end)), "structured dtypes"));
 }
+
+namespace {
+
+std::string npz_error(const TempFolder& folder, const std::string& bytes) {
+  return load_error(folder, "bad.npz", bytes, [](const std::string& path) { tj::load_npz(path); });
+}
+
+// A one-member archive ("a.npy", f32[3]) from save_npz, to corrupt field by field.
+std::string npz_bytes(const TempFolder& folder, bool compressed) {
+  tj::save_npz(folder / "good.npz", {{"a", tj::tensor({1.f, 2.f, 3.f})}}, compressed);
+  return read_bytes(folder / "good.npz");
+}
+
+// `bytes` with the little-endian `value` written at `at`.
+template <typename T> std::string patched(std::string bytes, std::size_t at, T value) {
+  return bytes.replace(at, sizeof(T), le<T>(value));
+}
+
+}  // namespace
+
+TEST_CASE("npz errors: not a zip, zip64, corrupt directory, bad members") {
+  TempFolder folder;
+  const std::string stored = npz_bytes(folder, false);
+  const std::size_t directory = stored.find("PK\x01\x02");
+  const std::size_t end = stored.find("PK\x05\x06");
+  REQUIRE(directory != std::string::npos);
+  REQUIRE(end != std::string::npos);
+  CHECK(contains(npz_error(folder, ""), "the file is empty"));
+  CHECK(contains(npz_error(folder, std::string(100, 'x')), "not a zip archive"));
+  CHECK(contains(npz_error(folder, patched<std::uint16_t>(stored, end + 10, 0xffff)), "zip64"));
+  CHECK(contains(npz_error(folder, patched<std::uint32_t>(stored, end + 16, 0x7ffffff0)),
+                 "central directory lies outside the file"));
+  CHECK(contains(npz_error(folder, patched<std::uint16_t>(stored, end + 10, 2)), "multi-part"));
+  const std::string two_members = patched<std::uint16_t>(patched<std::uint16_t>(stored, end + 10, 2), end + 8, 2);
+  CHECK(contains(npz_error(folder, two_members), "central directory entry 1 is malformed"));
+  CHECK(contains(npz_error(folder, patched<std::uint16_t>(stored, directory + 10, 12)), "compression method 12"));
+  CHECK(contains(npz_error(folder, patched<std::uint16_t>(stored, directory + 8, 1)), "encrypted"));
+  CHECK(contains(npz_error(folder, patched<std::uint32_t>(stored, directory + 42, 0x7ffffff0)), "no local header"));
+  const std::string past_end = patched<std::uint32_t>(patched<std::uint32_t>(stored, directory + 20, 0x7ffffff0),
+                                                      directory + 24, 0x7ffffff0);
+  CHECK(contains(npz_error(folder, past_end), "runs past the end of the file"));
+  CHECK(contains(npz_error(folder, patched<std::uint32_t>(stored, directory + 24, 7)), "claims 7 uncompressed"));
+  std::string renamed = stored;
+  renamed.replace(directory + 46, 5, "a.txt");
+  CHECK(contains(npz_error(folder, renamed), "member 'a.txt' is not an .npy array"));
+  std::string bad_npy = stored;
+  bad_npy.replace(bad_npy.find("\x93NUMPY"), 6, "XXXXXX");
+  const std::string member = npz_error(folder, bad_npy);
+  CHECK(contains(member, "member 'a.npy'"));
+  CHECK(contains(member, "not a .npy file"));
+}
+
+TEST_CASE("npz errors: corrupt deflated members") {
+  TempFolder folder;
+  const std::string deflated = npz_bytes(folder, true);
+  const std::size_t directory = deflated.find("PK\x01\x02");
+  CHECK(contains(npz_error(folder, patched<std::uint32_t>(deflated, directory + 16, 0x12345678)), "CRC-32"));
+  CHECK(contains(npz_error(folder, patched<std::uint32_t>(deflated, directory + 24, 0x7ffffff0)), "cannot hold"));
+  CHECK(contains(npz_error(folder, patched<std::uint32_t>(deflated, directory + 24, 100)), "corrupt deflated data"));
+  std::string garbled = deflated;
+  const std::size_t data = 30 + 5;  // the first local header and its name: the deflated stream
+  for (std::size_t i = data; i < data + 20; ++i) garbled[i] = static_cast<char>(0xff);
+  CHECK(contains(npz_error(folder, garbled), "corrupt"));
+}
