@@ -149,3 +149,47 @@ TEST_CASE("npz errors: corrupt deflated members") {
   for (std::size_t i = data; i < data + 20; ++i) garbled[i] = static_cast<char>(0xff);
   CHECK(contains(npz_error(folder, garbled), "corrupt"));
 }
+
+namespace {
+
+std::string safetensors_error(const TempFolder& folder, const std::string& header, const std::string& data = "") {
+  return load_error(folder, "bad.safetensors", le<std::uint64_t>(header.size()) + header + data,
+                    [](const std::string& path) { tj::load_safetensors(path); });
+}
+
+std::string one_tensor(const std::string& dtype, const std::string& shape, const std::string& offsets) {
+  return R"({"t":{"dtype":")" + dtype + R"(","shape":)" + shape + R"(,"data_offsets":)" + offsets + "}}";
+}
+
+}  // namespace
+
+TEST_CASE("safetensors errors: header length, JSON, dtypes, shapes, offsets") {
+  TempFolder folder;
+  auto raw_error = [&](const std::string& bytes) {
+    return load_error(folder, "bad.safetensors", bytes, [](const std::string& path) { tj::load_safetensors(path); });
+  };
+  CHECK(contains(raw_error(""), "the file is empty"));
+  CHECK(contains(raw_error("abc"), "truncated"));
+  CHECK(contains(raw_error(le<std::uint64_t>(~std::uint64_t{0}) + "{}"), "header length 18446744073709551615 is more than"));
+  CHECK(contains(raw_error(le<std::uint64_t>(100) + "{}"), "header length 100 is more than the 2 bytes"));
+  CHECK(contains(safetensors_error(folder, "{\"t\": {"), "not valid JSON"));
+  CHECK(contains(safetensors_error(folder, "[1, 2]"), "not an object of tensors"));
+  CHECK(contains(safetensors_error(folder, R"({"t": 3})"), "tensor 't': its entry must be an object"));
+  const std::string f16 = safetensors_error(folder, one_tensor("F16", "[2]", "[0,4]"), "abcd");
+  CHECK(contains(f16, "tensor 't': dtype F16 is not supported"));
+  CHECK(contains(safetensors_error(folder, one_tensor("F32", "[-2]", "[0,8]")), "non-negative int64"));
+  CHECK(contains(safetensors_error(folder, one_tensor("F32", "[\"2\"]", "[0,8]")), "non-negative int64"));
+  CHECK(contains(safetensors_error(folder, one_tensor("F32", "[4294967296, 4294967296]", "[0,8]")), "overflows int64"));
+  CHECK(contains(safetensors_error(folder, one_tensor("F32", "[2]", "[0]")), "not a list of two"));
+  CHECK(contains(safetensors_error(folder, one_tensor("F32", "[2]", "[-8,0]")), "not a list of two"));
+  CHECK(contains(safetensors_error(folder, one_tensor("F32", "[2]", "[0,12]"), std::string(12, 'x')),
+                 "do not span the 8 bytes of F32[2]"));
+  CHECK(contains(safetensors_error(folder, one_tensor("F32", "[2]", "[8,0]"), std::string(12, 'x')), "do not span"));
+  CHECK(contains(safetensors_error(folder, one_tensor("F32", "[2]", "[0,8]"), "abcd"), "point past the 4 bytes"));
+  CHECK(contains(safetensors_error(folder, one_tensor("F32", "[2]", "[18446744073709551608,0]")), "do not span"));
+  const std::string overlap = R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                              R"("b":{"dtype":"I32","shape":[1],"data_offsets":[4,8]}})";
+  CHECK(contains(safetensors_error(folder, overlap, std::string(8, 'x')), "tensors 'a' and 'b' overlap"));
+  CHECK_THROWS_WITH_AS(tj::save_safetensors(folder / "x.safetensors", {{"__metadata__", tj::zeros({1})}}),
+                       doctest::Contains("reserved"), tj::Error);
+}

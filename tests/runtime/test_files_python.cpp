@@ -77,3 +77,38 @@ TEST_CASE("files: numpy reads tensorjit's npy and npz, tensorjit reads numpy's")
   check_same(tj::load_npy(folder / "i1.npy"), tj::tensor<std::int32_t>({-128, -1, 127}), "i1");
   check_same(tj::load_npy(folder / "v2.npy"), a.astype(tj::f64), "v2");
 }
+
+namespace {
+
+// The safetensors package reads tensorjit's file, checks its metadata, and writes it back; then it
+// writes one of its own with U8 and I8 tensors.
+constexpr const char* kSafetensorsScript = R"(
+import numpy as np
+from safetensors import safe_open
+from safetensors.numpy import load_file, save_file
+with safe_open('tj_all.safetensors', 'np') as f:
+    assert f.metadata() == {'format': 'np', 'source': 'tensorjit'}, f.metadata()
+save_file(load_file('tj_all.safetensors'), 'st_all.safetensors')
+save_file({'u': np.array([0, 200, 255], dtype=np.uint8), 'i': np.array([-128, -1, 127], dtype=np.int8),
+           'w': np.arange(6, dtype=np.float32).reshape(2, 3)}, 'st_bytes.safetensors')
+)";
+
+}  // namespace
+
+TEST_CASE("files: the safetensors package reads tensorjit's files, tensorjit reads its") {
+  if (!python_has("safetensors.numpy")) {
+    MESSAGE("SKIPPED: python3 cannot import safetensors.numpy, so the safetensors interoperability checks did not run");
+    return;
+  }
+  TempFolder folder;
+  const auto tensors = samples();
+  tj::save_safetensors(folder / "tj_all.safetensors", tensors, {{"format", "np"}, {"source", "tensorjit"}});
+  run_python(folder, kSafetensorsScript);
+  const auto loaded = tj::load_safetensors(folder / "st_all.safetensors");
+  REQUIRE(loaded.size() == tensors.size());
+  for (const auto& [name, tensor] : tensors) check_same(loaded.at(name), tensor, name);
+  const auto bytes = tj::load_safetensors(folder / "st_bytes.safetensors");
+  check_same(bytes.at("u"), tj::tensor<std::int32_t>({0, 200, 255}), "u");
+  check_same(bytes.at("i"), tj::tensor<std::int32_t>({-128, -1, 127}), "i");
+  check_same(bytes.at("w"), tj::arange(0, 6, 1, tj::f32).reshape({2, 3}), "w");
+}
