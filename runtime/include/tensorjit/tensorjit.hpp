@@ -3,5 +3,6 @@
 
 #include <tensorjit/dtype.hpp>
 #include <tensorjit/error.hpp>
+#include <tensorjit/files.hpp>
 #include <tensorjit/functions.hpp>
 #include <tensorjit/tensor.hpp>
