@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <unordered_map>
 #include <vector>
 
@@ -251,6 +252,12 @@ Graph canonicalize(const Graph& graph) { return Canonicalizer().run(graph); }
 
 bool is_structural_constant(DType dtype, const Scalar& value) {
   if (dtype == DType::boolean) return true;
+  // A power of two divides exactly as a multiplication by its reciprocal, which LLVM's instcombine
+  // does for a literal: x / 1024 (a mean over 1024 elements) costs a multiply, not a division.
+  if (is_floating(dtype) && std::isfinite(value.f) && value.f != 0) {
+    int exponent = 0;
+    if (std::abs(std::frexp(value.f, &exponent)) == 0.5) return true;
+  }
   return std::any_of(std::begin(kRuleValues), std::end(kRuleValues), [&](double v) {
     return bit_equal(value, Scalar::of(dtype, v));
   });

@@ -52,7 +52,7 @@ bool worth_recomputing(const std::vector<NodePtr>& nodes, const Shape& domain) {
         continue;
       }
       const Node* base = view_base(in.get());
-      if (base->op() == Op::constant || base->shape() != domain) continue;
+      if (is_uniform(*base) || base->shape() != domain) continue;
       same_across_row = false;
       column_leaves.insert(in.get());
     }

@@ -8,11 +8,12 @@
 // a row takes three passes and one store per element, as a hand-written loop does.
 //
 // Pre:  the output of fuse_rows.
-// Post: in each row step, whose domain is its first reduction's input shape: for each output O of a loop part that only later parts of the step read (not a step
-//   output), and whose nodes in that part (those O is computed from) are add, sub, mul, neg, abs
-//   or square, or any op of per-row values and constants alone (run once per row: the mean), and
-//   read at most one value over the whole domain (x; a per-row value or a constant does not
-//   count): O's nodes are placed, in order, at the front of every later part
+// Post: in each row step, whose domain is its first reduction's input shape: for each output O
+//   of a loop part that only later parts of the step read (not a step output), and whose nodes in
+//   that part (those O is computed from) are add, sub, mul, neg, abs or square, or any op of
+//   per-row values and uniform values (ir::is_uniform: constants, scalar arguments) alone (run
+//   once per row: the mean), and read at most one value over the whole domain (x; a per-row or a
+//   uniform value does not count): O's nodes are placed, in order, at the front of every later part
 //   that reads O (before its reduction in a reduce part), and O is no longer an output of its
 //   part; the part keeps the nodes its other outputs need, and is dropped when it has none.
 //   Every element gets the same ops on the same operands, so the bits do not change. Expensive

@@ -386,8 +386,16 @@ NodePtr Node::with_inputs(std::vector<NodePtr> inputs) const {
   return make(op_, std::move(inputs), attrs_);
 }
 
+bool is_uniform(const Node& node) {
+  if (node.op() == Op::constant) return true;
+  if (node.op() != Op::input) return false;
+  const auto& strides = node.attr<InputAttr>().layout.strides;
+  return std::all_of(strides.begin(), strides.end(), [](std::int64_t s) { return s == 0; });
+}
+
 void Node::set_realized(Value value) const {
   realized_.store(std::make_shared<const Value>(std::move(value)));
+  has_realized_.store(true, std::memory_order_release);
 }
 
 bool attrs_equal(const Attrs& a, const Attrs& b) {

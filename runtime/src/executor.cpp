@@ -57,13 +57,15 @@ std::filesystem::path start_dump(const ir::Graph& graph, const ir::Plan& plan) {
 // parameters lazy, computes each step's update twice and its history never: the step time stays
 // flat. Named temporaries of one eval still fuse: nothing is kept until a second eval needs it.
 struct EvalGraph {
-  ir::Graph graph;                    // the outputs asked for, then the kept nodes
-  std::vector<ir::NodePtr> order;
-  std::vector<ir::NodePtr> kept;      // user nodes, in the order of their outputs in `graph`
-  std::vector<ir::NodePtr> computed;  // the user nodes the eval computes, to mark
+  ir::Graph graph;                 // the outputs asked for, then the kept nodes
+  std::vector<ir::NodePtr> order;  // graph's nodes, in topological order
+  std::vector<ir::NodePtr> kept;   // user nodes, in the order of their outputs in `graph`
+  // The user nodes the walk reached (those an earlier eval kept included), when the graph that
+  // runs is a rewrite of them; empty when it is `order` itself.
+  std::vector<ir::NodePtr> reached;
 };
 
-bool is_realized(const ir::Node& node) { return node.realized() != nullptr; }
+bool is_realized(const ir::Node& node) { return node.is_realized(); }
 
 // A node an earlier eval computed, not kept, that the eval needs again: kept this time.
 bool needs_keeping(const ir::Node& node) {
@@ -82,8 +84,6 @@ EvalGraph eval_graph(const std::vector<ir::NodePtr>& outputs, bool keep) {
       realized = true;
       continue;
     }
-    const ir::Op op = node->op();
-    if (op != ir::Op::input && op != ir::Op::constant) eval.computed.push_back(node);
     if (!keep || node->computed()) continue;
     for (const auto& input : node->inputs()) {
       const ir::NodePtr* in = &input;
@@ -95,9 +95,9 @@ EvalGraph eval_graph(const std::vector<ir::NodePtr>& outputs, bool keep) {
   }
   if (!realized && eval.kept.empty()) return eval;
   eval.graph.outputs.insert(eval.graph.outputs.end(), eval.kept.begin(), eval.kept.end());
-  std::vector<ir::NodePtr> reached = std::move(eval.order);
-  if (!eval.kept.empty()) reached = ir::topological_order(eval.graph, is_realized);
-  eval.graph = ir::replace_nodes(eval.graph, reached, [](const ir::NodePtr& node) -> ir::NodePtr {
+  eval.reached = std::move(eval.order);
+  if (!eval.kept.empty()) eval.reached = ir::topological_order(eval.graph, is_realized);
+  eval.graph = ir::replace_nodes(eval.graph, eval.reached, [](const ir::NodePtr& node) -> ir::NodePtr {
     auto value = node->realized();
     return value ? ir::make_input(value->buffer, value->dtype, value->layout) : nullptr;
   });
@@ -141,7 +141,11 @@ void evaluate(const std::vector<Tensor>& tensors) {
     pending[i]->replace(ir::make_input(values[i].buffer, values[i].dtype, values[i].layout));
   }
   for (std::size_t k = 0; k < eval.kept.size(); ++k) eval.kept[k]->set_realized(values[nodes.size() + k]);
-  for (const auto& node : eval.computed) node->mark_computed();
+  // Marked after the walk that looked for marks, so that a node does not count as computed before
+  // by the eval that computes it first. Inputs and constants are never computed.
+  for (const auto& node : eval.reached.empty() ? eval.order : eval.reached)
+    if (!node->is_realized() && node->op() != ir::Op::input && node->op() != ir::Op::constant)
+      node->mark_computed();
 }
 
 }  // namespace tensorjit::detail

@@ -114,6 +114,8 @@ class Node : public std::enable_shared_from_this<Node> {
   // Set once when an eval materialises this node, so that later graphs that still reach it read
   // the value instead of computing it again. The node's meaning does not change.
   std::shared_ptr<const Value> realized() const { return realized_.load(); }
+  // realized() != nullptr, without the atomic shared_ptr's lock: every eval asks it of each node.
+  bool is_realized() const { return has_realized_.load(std::memory_order_acquire); }
   void set_realized(Value value) const;
   // Set when an eval has computed this node, kept or not (inside a fused kernel). A later eval
   // that needs the node again keeps it (runtime/src/executor.cpp): a value two evals need is
@@ -135,6 +137,7 @@ class Node : public std::enable_shared_from_this<Node> {
   Attrs attrs_;
   std::size_t hash_;
   mutable std::atomic<std::shared_ptr<const Value>> realized_;
+  mutable std::atomic<bool> has_realized_{false};
   mutable std::atomic<bool> computed_{false};
 };
 
@@ -157,6 +160,10 @@ NodePtr make_reduce(Op op, NodePtr x, std::vector<int> axes, bool keepdims,
 
 // The dtype a reduction op gives for an input of `dtype` (sums of integers and bools are i64).
 DType reduce_result_dtype(Op op, DType dtype);
+
+// A value that is the same at every index: a constant, or an input read with zero strides (how the
+// runtime passes a scalar to a kernel as an argument: runtime/src/executable_cache.cpp).
+bool is_uniform(const Node& node);
 
 // The node a chain of movement ops (views) starts from; `node` itself when it is not a view.
 inline const Node* view_base(const Node* node) {

@@ -38,8 +38,9 @@ struct PipelineLog {
   std::vector<PassRecord> passes;
 };
 
-// Whether a pass of the pipeline looks at a constant's value (canonicalize's rules: x*1, x+0,
-// where(true, ...)): bool constants and 0, -0.0 and 1 in any dtype. A constant of any other value
+// Whether the code made for a constant depends on its value: canonicalize's rules read bool
+// constants and 0, -0.0 and 1 in any dtype (x*1, x+0, where(true, ...)), and LLVM divides by a
+// floating power of two as a multiply (a mean over 2^k elements). A constant of any other value
 // is never rewritten by value, so a kernel may read it as an argument: the runtime passes such
 // constants through one-element buffers, and a new value compiles nothing (docs/contracts.md).
 bool is_structural_constant(DType dtype, const Scalar& value);
