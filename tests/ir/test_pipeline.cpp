@@ -1,4 +1,5 @@
 // The pipeline: its passes in order, the log of each, and verify_plan's checks of a plan.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -82,4 +83,20 @@ TEST_CASE("verify_plan: a step that reads a value before it is computed, or writ
   ir::Plan missing = plan;
   missing.steps.pop_back();
   CHECK_THROWS_AS(ir::verify_plan(missing), tensorjit::InternalError);
+}
+
+TEST_CASE("is_structural_constant: the values a rewrite or LLVM's division reads, and no other") {
+  using tensorjit::DType;
+  auto f32 = [](double v) { return ir::Scalar::of(DType::f32, v); };
+  auto i64 = [](std::int64_t v) { return ir::Scalar::of_int(DType::i64, v); };
+  for (double v : {0.0, -0.0, 1.0, 2.0, 0.5, 1024.0, -0.25})
+    CHECK_MESSAGE(ir::is_structural_constant(DType::f32, f32(v)), v);
+  for (double v : {3.0, 0.1, -1.5, 1e-5, 1.0 / 384})
+    CHECK_FALSE_MESSAGE(ir::is_structural_constant(DType::f32, f32(v)), v);
+  CHECK(ir::is_structural_constant(DType::i64, i64(0)));
+  CHECK(ir::is_structural_constant(DType::i64, i64(1)));
+  CHECK_FALSE(ir::is_structural_constant(DType::i64, i64(2)));  // only floats divide as a multiply
+  CHECK_FALSE(ir::is_structural_constant(DType::i64, i64(-1)));
+  CHECK(ir::is_structural_constant(DType::boolean, ir::Scalar::of_int(DType::boolean, 0)));
+  CHECK(ir::is_structural_constant(DType::boolean, ir::Scalar::of_int(DType::boolean, 1)));
 }
