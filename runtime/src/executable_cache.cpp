@@ -89,8 +89,9 @@ Cache& cache() {
 }
 
 // Constants whose value no pass looks at (ir::is_structural_constant) and that an op reads
-// (directly or through views; a constant that is only an output is filled as one): kernels read
-// them as arguments, so a loop whose scalars change each step compiles nothing new.
+// (directly or through views), unless the constant is also an output (filled contiguously, as
+// users expect of a result): kernels read them as arguments, so a loop whose scalars change each
+// step compiles nothing new.
 // A graph holds a few at most: a vector searched in order, no allocation for the usual none.
 using Arguments = std::vector<const ir::Node*>;
 
@@ -98,7 +99,7 @@ bool is_argument(const Arguments& arguments, const ir::Node* node) {
   return std::find(arguments.begin(), arguments.end(), node) != arguments.end();
 }
 
-Arguments argument_constants(const std::vector<ir::NodePtr>& order) {
+Arguments argument_constants(const ir::Graph& graph, const std::vector<ir::NodePtr>& order) {
   Arguments arguments;
   for (const auto& node : order) {
     if (ir::is_movement(node->op())) continue;
@@ -106,7 +107,9 @@ Arguments argument_constants(const std::vector<ir::NodePtr>& order) {
       const ir::Node* base = ir::view_base(in.get());
       if (base->op() != ir::Op::constant) continue;
       const auto& constant = base->attr<ir::ConstantAttr>();
-      if (!ir::is_structural_constant(constant.dtype, constant.value) && !is_argument(arguments, base))
+      const bool output = std::any_of(graph.outputs.begin(), graph.outputs.end(),
+                                      [&](const ir::NodePtr& out) { return out.get() == base; });
+      if (!output && !ir::is_structural_constant(constant.dtype, constant.value) && !is_argument(arguments, base))
         arguments.push_back(base);
     }
   }
@@ -140,7 +143,7 @@ std::shared_ptr<Executable> build(const ir::Graph& graph, const Arguments& argum
 
 std::shared_ptr<Executable> executable_for(const ir::Graph& graph, const std::vector<ir::NodePtr>& order,
                                            std::vector<ir::NodePtr>& leaves) {
-  const Arguments arguments = argument_constants(order);
+  const Arguments arguments = argument_constants(graph, order);
   ir::NodeMap<std::int64_t> position(order.size());
   KeyWriter writer;
   writer.reserve(8 * order.size());  // ~ a node's words: one allocation, not six regrowths

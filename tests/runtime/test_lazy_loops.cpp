@@ -40,6 +40,15 @@ TEST_CASE("a scalar that changes every step is a kernel argument: nothing new is
   CHECK(compiles() == after_warmup);
 }
 
+TEST_CASE("a constant that is also an output is filled contiguously, not read as an argument") {
+  const tj::Tensor c = tj::full({3}, 2.5f);
+  const tj::Tensor y = c * tj::arange(0, 3, 1, tj::f32);
+  tj::eval({c, y});
+  CHECK(c.strides() == tj::Shape{1});
+  CHECK(c.to_vector<float>() == std::vector<float>{2.5f, 2.5f, 2.5f});
+  CHECK(y.to_vector<float>() == std::vector<float>{0.0f, 2.5f, 5.0f});
+}
+
 TEST_CASE("values a rewrite looks at stay literals: x * 1 and x + 0 still fold") {
   const tj::Tensor x = tj::arange(0, 64, 1, tj::i32);
   const std::uint64_t before = compiles();
