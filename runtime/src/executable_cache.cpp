@@ -44,7 +44,9 @@ class KeyWriter {
             words(a.layout.strides);
             word(a.layout.offset);
           } else if constexpr (std::is_same_v<A, ir::ConstantAttr>) {
-            // An argument's value is bound at each run (executable_for): not part of the key.
+            // An argument's value is bound at each run (executable_for): not part of the key, but
+            // that it is one is, so that no literal's words can stand for it.
+            word(argument);
             if (!argument) {
               real(a.value.f);
               word(a.value.i);
@@ -63,6 +65,7 @@ class KeyWriter {
           } else if constexpr (std::is_same_v<A, ir::CastAttr>) {
             word(static_cast<int>(a.dtype));
           } else if constexpr (std::is_same_v<A, ir::ReduceAttr>) {
+            word(static_cast<std::int64_t>(a.axes.size()));
             for (int axis : a.axes) word(axis);
             word(a.keepdims);
             word(static_cast<int>(a.mode));

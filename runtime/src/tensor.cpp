@@ -32,7 +32,10 @@ Tensor& Tensor::assign(const Tensor& value) & {
     TJ_CHECK(from == to || from == 1) << "assign: cannot broadcast " << describe(value) << " to "
                                       << describe(*this);
   }
-  Tensor result = value.astype(dtype()).expand(shape()).contiguous();
+  // Contiguous after the eval, whatever the plan made of the value (x.T * 1 is a view of x).
+  Tensor result = value.astype(dtype()).expand(shape());
+  result.eval();
+  result = result.contiguous();
   result.eval();
   // A new impl, not a change to the shared one: copies of this handle keep the old node.
   impl_ = result.impl_;

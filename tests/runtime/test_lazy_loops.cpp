@@ -117,6 +117,11 @@ TEST_CASE("assign: the handle takes the new values; copies and lazy graphs built
   // An update that reads the tensor it assigns to.
   p.assign(p * 2.0f + copy);
   CHECK(p.to_vector<float>() == std::vector<float>{3, 6, 9, 6, 9, 12});
+  // A value the plan makes a view of an input (x.T * 1 is x.T) is copied: the result is contiguous.
+  const tj::Tensor x = tj::tensor<float>({3, 2}, {1, 2, 3, 4, 5, 6});
+  p.assign(x.transpose() * 1.0f);
+  CHECK(p.strides() == tj::Shape{3, 1});
+  CHECK(p.to_vector<float>() == std::vector<float>{1, 3, 5, 2, 4, 6});
   CHECK_THROWS_WITH_AS(p.assign(tj::zeros({4})), doctest::Contains("assign: cannot broadcast"), tj::Error);
   CHECK_THROWS_WITH_AS(p.assign(tj::zeros({3, 3})), doctest::Contains("assign: cannot broadcast"), tj::Error);
 }
