@@ -44,7 +44,7 @@ class Planner {
     // A graph output that is a constant is filled by a step of its own.
     for (const auto& node : order_)
       if (node->op() == Op::constant && graph_outputs_.count(node.get()))
-        steps.push_back(Step{Step::Kind::single, {node}, {node}, {"graph output (a constant, filled)"}});
+        steps.push_back(Step{Step::Kind::fill, {node}, {node}, {"graph output (a constant, filled)"}});
     std::stable_sort(steps.begin(), steps.end(), [&](const Step& a, const Step& b) {
       return sort_key(a) < sort_key(b);
     });
@@ -121,11 +121,12 @@ class Planner {
                 {fmt::format("{} runs as a step of its own", op_name(node->op()))}};
   }
 
-  // Steps of lower depth first; at one depth the single steps (which read only lower depths) before
-  // the loops (which may read them); then the topological order of the step's first node.
+  // Steps of lower depth first; at one depth the single and fill steps (which read only lower
+  // depths) before the loops (which may read them); then the topological order of the step's first
+  // node.
   std::tuple<int, int, std::size_t> sort_key(const Step& step) {
     const Node* first = step.nodes.front().get();
-    return {depth_[first], step.kind == Step::Kind::single ? 0 : 1, position_[first]};
+    return {depth_[first], step.kind == Step::Kind::loop ? 1 : 0, position_[first]};
   }
 
   std::vector<NodePtr> order_;

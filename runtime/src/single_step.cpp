@@ -1,6 +1,6 @@
 // A single step: one node materialised by itself. Floating matmuls run on the packed GEMM of
-// kernels/; everything else (reductions, integer matmuls, iota, a constant output) runs on the
-// reference interpreter until its issue gives it a kernel.
+// kernels/; everything else (reductions, integer matmuls, iota) runs on the reference interpreter
+// until its issue gives it a kernel.
 #include "runtime/src/single_step.hpp"
 
 #include <algorithm>
@@ -29,17 +29,6 @@ void run_single_step(const ir::Step& step, ValueTable& values) {
       else run_gemm<double>(a, b, c);
     }
     values.put(node.get(), std::move(c));
-    return;
-  }
-  if (node->op() == ir::Op::constant) {  // an output: filled contiguously, as users expect
-    const auto& c = node->attr<ir::ConstantAttr>();
-    auto buffer = ir::Buffer::allocate(static_cast<std::size_t>(node->numel()) * itemsize(c.dtype));
-    visit_dtype(c.dtype, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      T value = is_floating(c.dtype) ? static_cast<T>(c.value.f) : static_cast<T>(c.value.i);
-      std::fill_n(static_cast<T*>(buffer->data()), node->numel(), value);
-    });
-    values.put(node.get(), ir::Value{std::move(buffer), c.dtype, ir::Layout::contiguous(c.shape)});
     return;
   }
   std::vector<ir::NodePtr> inputs;

@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "runtime/src/fill_step.hpp"
 #include "runtime/src/loop_step.hpp"
 #include "runtime/src/product_step.hpp"
 #include "runtime/src/reduce_step.hpp"
@@ -32,6 +33,7 @@ constexpr std::array<StepKind, ir::kStepKindCount> kStepKinds = {{
     {Kind::reduce,   "",           prepare_as_step<prepare_reduce_step>},
     {Kind::product,  "-epilogue",  prepare_as_step<prepare_product_step>},
     {Kind::row,      "",           prepare_as_step<prepare_row_kernel_step>},
+    {Kind::fill,     "",           prepare_fill_step},
 }};
 
 constexpr bool rows_follow_the_enum() {

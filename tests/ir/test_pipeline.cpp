@@ -100,3 +100,18 @@ TEST_CASE("is_structural_constant: the values a rewrite or LLVM's division reads
   CHECK(ir::is_structural_constant(DType::boolean, ir::Scalar::of_int(DType::boolean, 0)));
   CHECK(ir::is_structural_constant(DType::boolean, ir::Scalar::of_int(DType::boolean, 1)));
 }
+
+TEST_CASE("a constant that is a graph output is a fill step of its own") {
+  const ir::Plan plan = ir::plan_graph(ir::parse(R"(graph {
+  %0 = constant f32[4] value=2.5
+  %1 = input f32[4] strides=[1] offset=0
+  %2 = mul f32[4] %1, %1
+  outputs %0, %2
+}
+)"));
+  REQUIRE(plan.steps.size() == 2);
+  CHECK(plan.steps[0].kind == ir::Step::Kind::fill);
+  CHECK(ir::step_kind_name(plan.steps[0].kind) == "fill");
+  CHECK(plan.steps[1].kind == ir::Step::Kind::loop);
+  CHECK(ir::print_plan(plan).find("step 0: fill over f32[4]") != std::string::npos);
+}
