@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -7,6 +10,7 @@
 
 #include <tensorjit/codegen/jit.hpp>
 
+#include "codegen/src/jit/disk_cache.hpp"
 #include "codegen_test_support.hpp"
 
 namespace codegen = tensorjit::codegen;
@@ -14,11 +18,33 @@ using namespace tensorjit::codegen::testing;
 
 namespace {
 
+// The kernel files of a cache folder (and any temporary left beside them), not its journals.
 std::vector<std::filesystem::path> cache_files(const std::filesystem::path& directory) {
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(directory))
+    if (entry.is_regular_file()) files.push_back(entry.path());
+  return files;
+}
+
+std::vector<std::filesystem::path> journals(const std::filesystem::path& directory) {
+  std::vector<std::filesystem::path> files;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(directory / "journals", error))
     files.push_back(entry.path());
   return files;
+}
+
+// Runs this test binary's test case `name` (a case skipped by default) as a child process with
+// TENSORJIT_TEST_CHILD_CACHE_DIR set to `directory`; returns its exit code and writes its output
+// to `log`.
+int run_child_case(const std::filesystem::path& directory, const std::string& name,
+                   const std::filesystem::path& log) {
+  const auto self = std::filesystem::read_symlink("/proc/self/exe");
+  const std::string command = "TENSORJIT_TEST_CHILD_CACHE_DIR='" + directory.string() + "' '" +
+                              self.string() + "' --no-skip --test-case='" + name + "' > '" +
+                              log.string() + "' 2>&1";
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 // Compiles (or loads) the kernel for `key` in a fresh Jit over `directory`; returns its stats.
@@ -133,15 +159,75 @@ TEST_CASE("child: a new process over a warm cache directory compiles nothing" * 
 
 TEST_CASE("a second process over the same cache directory compiles nothing") {
   ScratchDirectory directory("disk-cache-process");
+  ScratchDirectory logs("disk-cache-process-log");
   fresh_jit_run(directory.path(), "disk/process");
-  const auto self = std::filesystem::read_symlink("/proc/self/exe");
-  const auto output = directory.path() / "child.log";
-  const std::string command = "TENSORJIT_TEST_CHILD_CACHE_DIR='" + directory.path().string() +
-                              "' '" + self.string() + "' --no-skip --test-case='child: *' > '" +
-                              output.string() + "' 2>&1";
-  const int status = std::system(command.c_str());
+  const auto output = logs.path() / "child.log";
+  const int status = run_child_case(directory.path(), "child: a new process over a warm*", output);
   const std::string log = read_text(output);
   INFO(log);
   CHECK(status == 0);
   CHECK(log.find("test cases: 1 | 1 passed") != std::string::npos);  // the child case did run
+  CHECK(journals(directory.path()).empty());  // a process that exits normally removes its journal
+}
+
+TEST_CASE("a payload that is not an object, under a valid checksum, is rejected and rewritten") {
+  ScratchDirectory directory("disk-cache-garbage");
+  fresh_jit_run(directory.path(), "disk/garbage");
+  const auto path = cache_files(directory.path()).at(0);
+  const std::string good = read_text(path);
+  // The header's identity size (bytes 12-15, little-endian), then the identity after 32 bytes.
+  std::uint32_t identity_size = 0;
+  for (int i = 0; i < 4; ++i) identity_size |= std::uint32_t(std::uint8_t(good[12 + i])) << (8 * i);
+  const std::string identity = good.substr(32, identity_size);
+  for (const std::string& payload : {std::string(600, '\x7f'), "\x7f" "ELF" + std::string(60, '\0'),
+                                     good.substr(32 + identity_size, 64)}) {
+    REQUIRE(codegen::write_cache_file(path, identity, payload).empty());
+    bool correct = false;
+    auto stats = fresh_jit_run(directory.path(), "disk/garbage", &correct);
+    CHECK(correct);
+    CHECK(stats.disk_rejects == 1);
+    CHECK(stats.compiles == 1);
+    CHECK(read_text(path) == good);
+  }
+}
+
+// The child half of the test below: loads the kernel from the cache, then leaves as a crash
+// would, without running exit handlers.
+TEST_CASE("child: a process that dies while it runs a cached kernel" * doctest::skip()) {
+  const char* directory = std::getenv("TENSORJIT_TEST_CHILD_CACHE_DIR");
+  REQUIRE(directory != nullptr);
+  bool correct = false;
+  auto stats = fresh_jit_run(directory, "disk/crash", &correct);
+  std::_Exit(stats.disk_hits == 1 && correct ? 3 : 4);
+}
+
+TEST_CASE("a cached kernel that a process died running is removed and compiled again") {
+  ScratchDirectory directory("disk-cache-crash");
+  ScratchDirectory logs("disk-cache-crash-log");
+  fresh_jit_run(directory.path(), "disk/crash");
+  const auto kernel_file = cache_files(directory.path()).at(0);
+  const std::string good = read_text(kernel_file);
+
+  const auto output = logs.path() / "child.log";
+  const int status = run_child_case(directory.path(), "child: a process that dies*", output);
+  INFO(read_text(output));
+  REQUIRE(status == 3);  // the child loaded the kernel from disk, ran it, and died
+  const auto left = journals(directory.path());
+  REQUIRE(left.size() == 1);
+  CHECK(read_text(left.front()) == kernel_file.filename().string() + "\n");
+
+  bool correct = false;
+  auto stats = fresh_jit_run(directory.path(), "disk/crash", &correct);
+  CHECK(correct);
+  CHECK(stats.disk_quarantined == 1);
+  CHECK(stats.disk_hits == 0);
+  CHECK(stats.compiles == 1);
+  CHECK(read_text(kernel_file) == good);  // rewritten
+  CHECK(journals(directory.path()).empty());
+
+  // The next process loads it from disk again; only this process's own journal remains.
+  stats = fresh_jit_run(directory.path(), "disk/crash", &correct);
+  CHECK(correct);
+  CHECK(stats.disk_quarantined == 0);
+  CHECK(stats.disk_hits == 1);
 }

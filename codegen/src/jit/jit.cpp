@@ -33,6 +33,7 @@
 #include "codegen/src/jit/compile_session.hpp"
 #include "codegen/src/jit/disassemble.hpp"
 #include "codegen/src/jit/disk_cache.hpp"
+#include "codegen/src/jit/disk_cache_journal.hpp"
 #include "codegen/src/jit/dump_files.hpp"
 #include "codegen/src/jit/jit_engine.hpp"
 #include "codegen/src/jit/module_builder.hpp"
@@ -275,7 +276,10 @@ struct Jit::Impl {
   explicit Impl(JitOptions given)
       : options(std::move(given)),
         target(describe_host(options.vector_bits)),
-        engine(JitEngine::instance()) {}
+        engine(JitEngine::instance()) {
+    if (!options.cache_dir.empty())
+      stats.disk_quarantined = quarantine_abandoned_kernels(options.cache_dir);
+  }
 
   void count(std::uint64_t JitStats::*counter) {
     std::lock_guard lock(mutex);
@@ -391,6 +395,7 @@ KernelHandle Jit::Impl::load_or_compile(const KernelKey& key, std::string_view s
           llvm::LLVMContext context;
           tier_up = make_tier_up(bitcode_of(*build_module(context, symbol, build)), symbol, key);
         }
+        record_disk_load(path);
         auto kernel = load_object(std::move(*read.object), symbol, tier, std::move(tier_up));
         count(&JitStats::disk_hits);
         logger().debug("kernel {} loaded from the disk cache {}", symbol, path.string());

@@ -127,6 +127,8 @@ struct JitStats {
   std::uint64_t disk_hits = 0;     // object loaded from the disk cache instead of compiling
   std::uint64_t disk_writes = 0;   // cache files written
   std::uint64_t disk_rejects = 0;  // cache files found corrupt, truncated or foreign (ignored)
+  // cache files deleted because a process died while it ran them (disk_cache_journal.hpp)
+  std::uint64_t disk_quarantined = 0;
   std::uint64_t evictions = 0;     // kernels dropped from the in-memory cache by its bound
   std::uint64_t tier_ups = 0;      // quick kernels compiled again, optimized (not in `compiles`)
 };
