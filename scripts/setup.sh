@@ -16,7 +16,7 @@ cd "$root"
 
 packages=(g++ cmake ninja-build ccache pkg-config git python3
           llvm-19-dev libzstd-dev zlib1g-dev libedit-dev libxml2-dev libffi-dev libcurl4-openssl-dev
-          libfmt-dev libspdlog-dev doctest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev)
+          libfmt-dev libspdlog-dev doctest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libicu-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
