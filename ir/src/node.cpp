@@ -370,7 +370,10 @@ Node::Node(MakeKey, Op op, DType dtype, Shape shape, std::vector<NodePtr> inputs
   hash_combine(seed, static_cast<int>(dtype_));
   hash_ints(seed, shape_);
   hash_combine(seed, hash_attrs(attrs_));
-  for (const auto& in : inputs_) hash_combine(seed, in->hash());
+  for (const auto& in : inputs_) {
+    hash_combine(seed, in->hash());
+    in->consumers_.fetch_add(1, std::memory_order_relaxed);
+  }
   hash_ = seed;
 }
 

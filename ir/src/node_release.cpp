@@ -12,7 +12,10 @@ namespace tensorjit::ir {
 Node::~Node() {
   thread_local std::vector<NodePtr> pending;
   thread_local bool draining = false;
-  for (auto& input : inputs_) pending.push_back(std::move(input));
+  for (auto& input : inputs_) {
+    input->consumers_.fetch_sub(1, std::memory_order_relaxed);
+    pending.push_back(std::move(input));
+  }
   if (draining) return;
   draining = true;
   while (!pending.empty()) {

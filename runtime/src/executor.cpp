@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include <tensorjit/codegen/log.hpp>
+#include <tensorjit/ir/node_map.hpp>
 #include <tensorjit/ir/text.hpp>
 
 #include <tensorjit/ir/pipeline.hpp>
@@ -50,12 +51,14 @@ std::filesystem::path start_dump(const ir::Graph& graph, const ir::Plan& plan) {
 // rewrite and a second walk of the rewritten graph were a fifth of the cost of evaluating a*b + c
 // on 8 elements.
 //
-// What an eval keeps (docs/contracts.md, "A value is computed once"): every output, and every
-// node that an earlier eval computed without keeping it (inside a fused kernel) and that a node new
-// to this eval reads, directly or through views. Such a node is computed a second time and kept
-// (realized), so the eval after reads it. A loop that evaluates only its loss each step, its
-// parameters lazy, computes each step's update twice and its history never: the step time stays
-// flat. Named temporaries of one eval still fuse: nothing is kept until a second eval needs it.
+// What an eval keeps (docs/contracts.md, "A value is computed once"): every output; every node
+// that a living node outside this eval reads, directly or through views (lazy work still pending,
+// such as gradients built before the loss is evaluated, will need it: Node::consumer_count); and
+// every node that an earlier eval computed without keeping it (inside a fused kernel) and that a
+// node new to this eval reads, directly or through views. The last is computed a second time and
+// kept (realized), so the eval after reads it. A loop that evaluates only its loss each step, its
+// parameters lazy, never computes its history again: the step time stays flat. Named temporaries
+// held only by Tensor handles still fuse: nothing is kept for a handle.
 struct EvalGraph {
   ir::Graph graph;                 // the outputs asked for, then the kept nodes
   std::vector<ir::NodePtr> order;  // graph's nodes, in topological order
@@ -67,11 +70,38 @@ struct EvalGraph {
 
 bool is_realized(const ir::Node& node) { return node.is_realized(); }
 
-// A node an earlier eval computed, not kept, that the eval needs again: kept this time.
-bool needs_keeping(const ir::Node& node) {
+bool is_keepable(const ir::Node& node) {
   const ir::Op op = node.op();
-  return node.computed() && !is_realized(node) && op != ir::Op::input && op != ir::Op::constant &&
-         !ir::is_movement(op);
+  return !is_realized(node) && op != ir::Op::input && op != ir::Op::constant && !ir::is_movement(op);
+}
+
+// A node an earlier eval computed, not kept, that the eval needs again: kept this time.
+bool needs_keeping(const ir::Node& node) { return node.computed() && is_keepable(node); }
+
+// Adds to `kept` the nodes of `order` that a node outside it reads (the base of a view so read).
+// The reads inside are counted only when the consumer counts of `order` exceed its edges, which
+// an eval of an expression nothing else reads (the usual case) checks in one pass.
+void keep_values_read_outside(const std::vector<ir::NodePtr>& order, const std::vector<ir::NodePtr>& outputs,
+                              std::vector<ir::NodePtr>& kept) {
+  std::int64_t consumers = 0, edges = 0;
+  for (const auto& node : order) {
+    consumers += node->consumer_count();
+    if (!is_realized(*node)) edges += static_cast<std::int64_t>(node->inputs().size());
+  }
+  if (consumers == edges) return;
+  ir::NodeMap<std::int64_t> reads_inside(order.size());
+  for (const auto& node : order)
+    if (!is_realized(*node))
+      for (const auto& input : node->inputs()) ++reads_inside[input.get()];
+  for (const auto& node : order) {
+    const auto inside = reads_inside.find(node.get());
+    if (node->consumer_count() <= (inside ? *inside : 0)) continue;
+    const ir::NodePtr* base = &node;
+    while (ir::is_movement((*base)->op())) base = &(*base)->input(0);
+    if (is_keepable(**base) && std::find(kept.begin(), kept.end(), *base) == kept.end() &&
+        std::find(outputs.begin(), outputs.end(), *base) == outputs.end())
+      kept.push_back(*base);
+  }
 }
 
 // The walk stops at realized nodes: what an earlier eval kept is read, whatever computed it.
@@ -93,6 +123,7 @@ EvalGraph eval_graph(const std::vector<ir::NodePtr>& outputs, bool keep) {
         eval.kept.push_back(*in);
     }
   }
+  if (keep) keep_values_read_outside(eval.order, outputs, eval.kept);
   if (!realized && eval.kept.empty()) return eval;
   eval.graph.outputs.insert(eval.graph.outputs.end(), eval.kept.begin(), eval.kept.end());
   eval.reached = std::move(eval.order);

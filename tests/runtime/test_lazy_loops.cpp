@@ -99,6 +99,22 @@ TEST_CASE("named temporaries of one eval still fuse: nothing is kept until a sec
   CHECK(z.at<float>({10}) == 10.0f * 2.0f + 1.0f - 3.0f);
 }
 
+TEST_CASE("a value that lazy work built before the eval reads is kept: the forward pass runs once") {
+  const tj::Tensor x = tj::arange(0, 4096, 1, tj::f32) * 0.001f;
+  tj::Tensor scaled = x * 2.0f;
+  tj::Tensor hidden = tj::tanh(scaled);  // a forward activation
+  tj::Tensor loss = (hidden * hidden).sum();
+  // Its gradient, built before the loss is read, as a training step builds it.
+  tj::Tensor gradient = (1.0f - hidden * hidden) * 2.0f;
+  const float value = loss.item<float>();
+  CHECK(realized(hidden));  // the gradient will read it: kept by the loss's eval
+  CHECK_FALSE(realized(scaled));  // only the loss's own graph and a handle read it: fused
+  // The gradient reads the kept value: what it computes is the same as from scratch.
+  const tj::Tensor fresh = (1.0f - tj::tanh(x * 2.0f) * tj::tanh(x * 2.0f)) * 2.0f;
+  CHECK(gradient.to_vector<float>() == fresh.to_vector<float>());
+  CHECK(value == (tj::tanh(x * 2.0f) * tj::tanh(x * 2.0f)).sum().item<float>());
+}
+
 // Assignment to a temporary (`t.slice(0, 0, 1) = x`) would change nothing: it does not compile.
 static_assert(!std::is_assignable_v<tj::Tensor&&, const tj::Tensor&>);
 static_assert(!std::is_assignable_v<tj::Tensor&&, tj::Tensor&&>);

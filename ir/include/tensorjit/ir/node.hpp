@@ -122,6 +122,11 @@ class Node : public std::enable_shared_from_this<Node> {
   // computed twice at most, then read, and a lazy loop never recomputes its history.
   bool computed() const { return computed_.load(std::memory_order_relaxed); }
   void mark_computed() const { computed_.store(true, std::memory_order_relaxed); }
+  // How many operand slots of living nodes hold this node (x * x counts twice). An eval compares
+  // it with the reads inside its own graph: a node read from outside is one that lazy work still
+  // pending (a gradient built before its loss is evaluated) will need, and the eval keeps it.
+  // Tensor handles do not count: a named temporary still fuses.
+  std::int64_t consumer_count() const { return consumers_.load(std::memory_order_relaxed); }
 
   Node(MakeKey, Op op, DType dtype, Shape shape, std::vector<NodePtr> inputs, Attrs attrs);
   // Releases the inputs without recursion (node_release.cpp): dropping the last reference to a
@@ -139,6 +144,7 @@ class Node : public std::enable_shared_from_this<Node> {
   mutable std::atomic<std::shared_ptr<const Value>> realized_;
   mutable std::atomic<bool> has_realized_{false};
   mutable std::atomic<bool> computed_{false};
+  mutable std::atomic<std::int64_t> consumers_{0};
 };
 
 // Structural equality of two subgraphs (same ops, dtypes, shapes, attributes, input ids; float
