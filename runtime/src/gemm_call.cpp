@@ -17,6 +17,11 @@ kernels::ParallelFor pool_parallel_for() {
 
 }  // namespace
 
+bool rows_continue_across_batch(const ir::Shape& shape, const ir::Strides& strides) {
+  const std::size_t rank = shape.size();
+  return rank < 3 || strides[rank - 3] == shape[rank - 2] * strides[rank - 2];
+}
+
 template <typename T>
 void run_gemm(const ir::Value& a, const ir::Value& b, const ir::Value& c, const GemmEpilogue<T>& epilogue) {
   const int r = static_cast<int>(c.layout.shape.size());
@@ -27,8 +32,17 @@ void run_gemm(const ir::Value& a, const ir::Value& b, const ir::Value& c, const 
   args.k = a.layout.shape[r - 1];
   // The last batch axis is the GEMM's batch; any earlier batch axes are walked here.
   args.batch = r > 2 ? cs[r - 3] : 1;
+  const bool fold_batch = r > 2 && b.layout.strides[r - 3] == 0 && epilogue.rows_continue_across_batch &&
+                          rows_continue_across_batch(cs, a.layout.strides) &&
+                          rows_continue_across_batch(cs, c.layout.strides);
+  if (fold_batch) {
+    args.m *= args.batch;
+    args.batch = 1;
+  }
+  const auto batch_stride = [&](const ir::Layout& layout) { return r > 2 && !fold_batch ? layout.strides[r - 3] : 0; };
   args.epilogue = epilogue.function;
-  if (epilogue.column_bias != nullptr && r > 2) args.store_stage.column_bias_batch_stride = epilogue.column_bias_strides[r - 3];
+  if (epilogue.column_bias != nullptr && r > 2 && !fold_batch)
+    args.store_stage.column_bias_batch_stride = epilogue.column_bias_strides[r - 3];
   args.store_stage.activation = epilogue.activation;
   args.epilogue_context = epilogue.context;
   args.epilogue_consumes_c = epilogue.consumes_c;
@@ -52,9 +66,9 @@ void run_gemm(const ir::Value& a, const ir::Value& b, const ir::Value& c, const 
     }
     if (epilogue.column_bias != nullptr)
       args.store_stage.column_bias = epilogue.column_bias + bias_offset;
-    args.a = {a_base + a_offset, a.layout.strides[r - 2], a.layout.strides[r - 1], r > 2 ? a.layout.strides[r - 3] : 0};
-    args.b = {b_base + b_offset, b.layout.strides[r - 2], b.layout.strides[r - 1], r > 2 ? b.layout.strides[r - 3] : 0};
-    args.c = {c_base + c_offset, c.layout.strides[r - 2], r > 2 ? c.layout.strides[r - 3] : 0};
+    args.a = {a_base + a_offset, a.layout.strides[r - 2], a.layout.strides[r - 1], batch_stride(a.layout)};
+    args.b = {b_base + b_offset, b.layout.strides[r - 2], b.layout.strides[r - 1], batch_stride(b.layout)};
+    args.c = {c_base + c_offset, c.layout.strides[r - 2], batch_stride(c.layout)};
     if (epilogue.begin_outer) epilogue.begin_outer(epilogue.context, o);
     if (epilogue.reads != nullptr) {
       args.epilogue_reads = epilogue.reads->data();

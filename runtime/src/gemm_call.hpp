@@ -21,6 +21,10 @@ namespace tensorjit::detail {
 // C's values are only its input (kernels::GemmArgs::epilogue_consumes_c). `reads`: operands
 // `function` reads along with each region, for the GEMM to prefetch
 // (kernels::GemmArgs::epilogue_reads); read after each begin_outer, which may move them.
+// `rows_continue_across_batch`: along the GEMM's batch axis, every operand `function`, the store
+// stage and `reads` use is M rows further on (its rows go on from one batch into the next), so
+// run_gemm may fold the batch axis into the rows (the hook then sees batch 0 and rows up to
+// batch × M).
 template <typename T> struct GemmEpilogue {
   kernels::Epilogue<T> function = nullptr;
   void* context = nullptr;
@@ -30,11 +34,19 @@ template <typename T> struct GemmEpilogue {
   kernels::Activation activation = kernels::Activation::none;
   bool consumes_c = false;
   const std::vector<kernels::EpilogueRead>* reads = nullptr;
+  bool rows_continue_across_batch = true;
 };
+
+// Whether a value's strides go on from one batch into the next: along the batch axis (rank - 3)
+// the stride of `rows` rows. A value broadcast over both (zero strides) does too.
+bool rows_continue_across_batch(const ir::Shape& shape, const ir::Strides& strides);
 
 // C = A·B for values of rank >= 2 whose batch axes are already broadcast to C's (by strides; zero
 // strides read one matrix for every batch). Operands are read in place through any strides; C is
-// contiguous. T is float or double.
+// contiguous. T is float or double. When B is one matrix for every batch of the GEMM's batch axis
+// (stride 0) and A, C and the epilogue's operands continue their rows across it, the batches are
+// one product of batch × M rows: B is packed once, not once per batch; the bits are the same (one
+// FMA chain per element either way).
 template <typename T>
 void run_gemm(const ir::Value& a, const ir::Value& b, const ir::Value& c,
               const GemmEpilogue<T>& epilogue = {});

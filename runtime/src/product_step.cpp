@@ -141,6 +141,7 @@ void run_product(const PreparedProduct& prepared, const ir::Value& a, const ir::
   hook.begin_outer = &begin_outer;
   hook.consumes_c = prepared.consumes_c;
   hook.reads = &context.reads;
+  hook.rows_continue_across_batch = prepared.rows_continue_across_batch;
   run_gemm<T>(a, b, c, hook);
 }
 
@@ -155,6 +156,7 @@ void run_store_stage(const PreparedProduct& prepared, const ir::Value& a, const 
     stage.column_bias_strides = prepared.leaf_strides[leaf];
   }
   stage.activation = prepared.stage_relu ? kernels::Activation::relu : kernels::Activation::none;
+  stage.rows_continue_across_batch = prepared.rows_continue_across_batch;
   run_gemm<T>(a, b, c, stage);
 }
 
@@ -241,6 +243,8 @@ std::shared_ptr<const PreparedProduct> prepare_product_step(const ir::Step& step
       prepared->in_place_output = static_cast<int>(j);
       break;
     }
+  for (const ir::Strides& strides : prepared->leaf_strides)
+    prepared->rows_continue_across_batch = prepared->rows_continue_across_batch && rows_continue_across_batch(shape, strides);
 
   match_store_stage(step, *prepared);
   if (prepared->store_stage) return prepared;

@@ -21,6 +21,8 @@ struct PreparedProduct final : PreparedStep {
   codegen::KernelHandle kernel;
   std::vector<ir::NodePtr> leaves;          // what the epilogue reads besides the product
   std::vector<ir::Strides> leaf_strides;    // each leaf's strides over the product's shape
+  // Every leaf's rows go on across the GEMM's batch axis (GemmEpilogue::rows_continue_across_batch).
+  bool rows_continue_across_batch = true;
   // The leaves the GEMM prefetches while it computes each region (kernels::GemmArgs::epilogue_reads),
   // by index in `leaves`: those whose rows the kernel reads (row stride not 0, contiguous columns),
   // at most kernels::kMaxEpilogueReads. The kernel does not prefetch them itself.

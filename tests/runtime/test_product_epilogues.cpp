@@ -190,6 +190,19 @@ TEST_CASE("product epilogues (JIT): batches with broadcast batch axes") {
   auto residual = random_tensor({2, 3, 13, 21}, 34);
   check_epilogue(random_tensor({2, 1, 13, 11}, 35), random_tensor({3, 11, 21}, 36),
                  [&](const tj::Tensor& p) { return tj::relu(p + per_batch_bias) + residual; });
+  // A shared weight whose batch folds into the rows (one product of 4 x 13 rows) only when every
+  // operand's rows go on across the batches: a residual per batch does, one broadcast over the
+  // batches does not, nor does A sliced out of taller matrices, nor a bias per batch.
+  auto x = random_tensor({4, 13, 11}, 40);
+  auto shared = random_tensor({11, 21}, 41);
+  auto residual_per_batch = random_tensor({4, 13, 21}, 42);
+  auto residual_shared = random_tensor({13, 21}, 43);
+  auto bias_per_batch = random_tensor({4, 1, 21}, 44);
+  check_epilogue(x, shared, [&](const tj::Tensor& p) { return p + bias + residual_per_batch; });
+  check_epilogue(x, shared, [&](const tj::Tensor& p) { return p + bias + residual_shared; });
+  check_epilogue(x, shared, [&](const tj::Tensor& p) { return p + bias_per_batch; });
+  check_epilogue(random_tensor({4, 20, 11}, 45).slice(1, 2, 15), shared, [&](const tj::Tensor& p) { return p * 2.0f; });
+  check_epilogue(x, shared.transpose().transpose(), [&](const tj::Tensor& p) { return p + bias; });
   auto row_bias = random_tensor({2, 1, 13, 1}, 37);
   check_epilogue(random_tensor({2, 3, 13, 11}, 38), random_tensor({2, 3, 11, 21}, 39),
                  [&](const tj::Tensor& p) { return p * row_bias; });
