@@ -14,7 +14,8 @@ namespace {
 // Ops a loop step computes. copy is one: the identity, written out where it is materialised.
 bool is_loop_op(const Node& node) { return is_elementwise(node.op()); }
 bool is_single_op(const Node& node) {
-  return is_reduce(node.op()) || node.op() == Op::matmul || node.op() == Op::iota;
+  return is_reduce(node.op()) || is_scan(node.op()) || is_order(node.op()) || node.op() == Op::matmul ||
+         node.op() == Op::iota;
 }
 
 struct UnionFind {

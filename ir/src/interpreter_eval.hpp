@@ -23,6 +23,11 @@ Value evaluate_view(const Node& node, const Value& input);
 Value evaluate_elementwise(const Node& node, std::span<const Value> inputs);
 // reduce_* and argmax/argmin, written contiguously.
 Value evaluate_reduce(const Node& node, const Value& input);
+// cumsum along its axis in the strict sequential order, written contiguously.
+Value evaluate_scan(const Node& node, const Value& input);
+// sort and argsort along their axis (stable, NaN last ascending and first descending), written
+// contiguously.
+Value evaluate_order(const Node& node, const Value& input);
 // matmul, one fused multiply-add chain per output element, written contiguously.
 Value evaluate_matmul(const Node& node, const Value& a, const Value& b);
 

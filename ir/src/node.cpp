@@ -189,6 +189,28 @@ Inferred infer_reduce(Op op, const NodePtr& x, const Attrs& attrs) {
   return {reduce_result_dtype(op, x->dtype()), out};
 }
 
+Inferred infer_scan(Op op, const NodePtr& x, const Attrs& attrs) {
+  const auto* a = std::get_if<ScanAttr>(&attrs);
+  TJ_CHECK(a) << op_name(op) << ": missing its axis";
+  TJ_CHECK(a->axis >= 0 && a->axis < x->rank())
+      << op_name(op) << ": axis " << a->axis << " is out of range for " << describe(x);
+  return {scan_result_dtype(x->dtype()), x->shape()};
+}
+
+Inferred infer_order(Op op, const NodePtr& x, const Attrs& attrs) {
+  const auto* a = std::get_if<SortAttr>(&attrs);
+  TJ_CHECK(a) << op_name(op) << ": missing its axis, direction and count";
+  TJ_CHECK(a->axis >= 0 && a->axis < x->rank())
+      << op_name(op) << ": axis " << a->axis << " is out of range for " << describe(x);
+  const std::int64_t extent = x->shape()[a->axis];
+  TJ_CHECK(a->count >= 0 && a->count <= extent)
+      << op_name(op) << ": count " << a->count << " is outside [0, " << extent << "], the extent of axis "
+      << a->axis << " of " << describe(x);
+  Shape out = x->shape();
+  out[a->axis] = a->count;
+  return {op == Op::argsort ? DType::i64 : x->dtype(), out};
+}
+
 Inferred infer_matmul(const NodePtr& a, const NodePtr& b) {
   TJ_CHECK(a->rank() >= 2 && b->rank() >= 2 && a->rank() == b->rank())
       << "matmul: operands " << describe(a) << " and " << describe(b)
@@ -222,7 +244,8 @@ Inferred infer(Op op, const std::vector<NodePtr>& inputs, const Attrs& attrs) {
     TJ_CHECK(operand_kind_allows(oi.operands, inputs[i]->dtype()))
         << oi.name << ": needs " << operand_kind_name(oi.operands) << ", got "
         << describe_inputs(inputs);
-    if (oi.category != OpCategory::movement && oi.category != OpCategory::reduce) {
+    if (oi.category != OpCategory::movement && oi.category != OpCategory::reduce &&
+        oi.category != OpCategory::scan && oi.category != OpCategory::order) {
       TJ_CHECK(inputs[i]->dtype() == inputs[first]->dtype())
           << oi.name << ": operands must have one dtype (promote with cast first), got "
           << describe_inputs(inputs);
@@ -232,6 +255,8 @@ Inferred infer(Op op, const std::vector<NodePtr>& inputs, const Attrs& attrs) {
   switch (oi.category) {
     case OpCategory::movement: return infer_movement(op, inputs[0], attrs);
     case OpCategory::reduce: return infer_reduce(op, inputs[0], attrs);
+    case OpCategory::scan: return infer_scan(op, inputs[0], attrs);
+    case OpCategory::order: return infer_order(op, inputs[0], attrs);
     case OpCategory::contraction: return infer_matmul(inputs[0], inputs[1]);
     default: break;
   }
@@ -301,6 +326,12 @@ std::size_t hash_attrs(const Attrs& attrs) {
           for (int ax : a.axes) hash_combine(seed, ax);
           hash_combine(seed, a.keepdims);
           hash_combine(seed, static_cast<int>(a.mode));
+        } else if constexpr (std::is_same_v<A, ScanAttr>) {
+          hash_combine(seed, a.axis);
+        } else if constexpr (std::is_same_v<A, SortAttr>) {
+          hash_combine(seed, a.axis);
+          hash_combine(seed, a.descending);
+          hash_combine(seed, a.count);
         }
       },
       attrs);
@@ -350,6 +381,8 @@ std::uint64_t next_input_id() {
   static std::atomic<std::uint64_t> counter{1};
   return counter.fetch_add(1, std::memory_order_relaxed);
 }
+
+DType scan_result_dtype(DType dtype) { return is_floating(dtype) ? dtype : DType::i64; }
 
 DType reduce_result_dtype(Op op, DType dtype) {
   switch (op) {
@@ -425,6 +458,10 @@ bool attrs_equal(const Attrs& a, const Attrs& b) {
           return x.axis == y.axis && x.start == y.start && x.step == y.step && x.count == y.count;
         } else if constexpr (std::is_same_v<A, CastAttr>) {
           return x.dtype == y.dtype;
+        } else if constexpr (std::is_same_v<A, ScanAttr>) {
+          return x.axis == y.axis;
+        } else if constexpr (std::is_same_v<A, SortAttr>) {
+          return x.axis == y.axis && x.descending == y.descending && x.count == y.count;
         } else {
           return x.axes == y.axes && x.keepdims == y.keepdims && x.mode == y.mode;
         }
@@ -463,6 +500,11 @@ NodePtr make_permute(NodePtr x, std::vector<int> perm) {
 }
 NodePtr make_reduce(Op op, NodePtr x, std::vector<int> axes, bool keepdims, ReductionMode mode) {
   return Node::make(op, {std::move(x)}, ReduceAttr{std::move(axes), keepdims, mode});
+}
+
+NodePtr make_cumsum(NodePtr x, int axis) { return Node::make(Op::cumsum, {std::move(x)}, ScanAttr{axis}); }
+NodePtr make_sort(Op op, NodePtr x, int axis, bool descending, std::int64_t count) {
+  return Node::make(op, {std::move(x)}, SortAttr{axis, descending, count});
 }
 
 }  // namespace tensorjit::ir

@@ -510,6 +510,10 @@ class Parser {
         reduce.mode = mode == "strict" ? ReductionMode::strict : ReductionMode::fast;
         return reduce;
       }
+      case OpCategory::scan: return ScanAttr{reader.integer<int>("axis")};
+      case OpCategory::order:
+        return SortAttr{reader.integer<int>("axis"), reader.boolean("descending"),
+                        reader.integer<std::int64_t>("count")};
       default:
         if (op == Op::cast) return CastAttr{dtype};
         return std::monostate{};

@@ -97,6 +97,10 @@ std::string format_attributes(const Node& node) {
       return fmt::format(" axes={} keepdims={} mode={}", format_list(a.axes), a.keepdims,
                          a.mode == ReductionMode::strict ? "strict" : "fast");
     }
+    std::string operator()(const ScanAttr& a) const { return fmt::format(" axis={}", a.axis); }
+    std::string operator()(const SortAttr& a) const {
+      return fmt::format(" axis={} descending={} count={}", a.axis, a.descending, a.count);
+    }
   };
   return std::visit(Formatter{}, node.attrs());
 }

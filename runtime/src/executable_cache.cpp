@@ -69,6 +69,16 @@ class KeyWriter {
             for (int axis : a.axes) word(axis);
             word(a.keepdims);
             word(static_cast<int>(a.mode));
+          } else if constexpr (std::is_same_v<A, ir::ScanAttr>) {
+            word(a.axis);
+          } else if constexpr (std::is_same_v<A, ir::SortAttr>) {
+            word(a.axis);
+            word(a.descending);
+            word(a.count);
+          } else {
+            // A new kind of attribute must reach the key: two graphs that differ only in it would
+            // otherwise share one plan.
+            static_assert(std::is_same_v<A, std::monostate>, "plan key: add the new attribute's fields");
           }
         },
         attrs);

@@ -331,7 +331,8 @@ class RandomGraphBuilder {
     if (options_.elementwise_only) kind = kind % 75;
     if (kind < 50) return add_elementwise();
     if (kind < 75) return add_view(pick_recent());
-    if (kind < 93) return add_reduce(pick_recent());
+    if (kind < 90) return add_reduce(pick_recent());
+    if (kind < 95) return add_scan_or_order(pick_recent());
     add_matmul(pick_recent());
   }
 
@@ -462,6 +463,21 @@ class RandomGraphBuilder {
     auto mode = options_.fast_reductions && chance(0.3) ? ir::ReductionMode::fast
                                                         : ir::ReductionMode::strict;
     add(ir::make_reduce(op, input, axes, chance(0.4), mode));
+  }
+
+  // cumsum, sort or argsort along a random axis; sort and argsort keep a random prefix (topk).
+  void add_scan_or_order(const ir::NodePtr& x) {
+    static const std::vector<ir::Op> kOps = {ir::Op::cumsum, ir::Op::sort, ir::Op::argsort};
+    const ir::Op op = pick(kOps);
+    if (excluded(op) || x->rank() == 0) return;
+    const int axis = uniform(0, x->rank() - 1);
+    if (op == ir::Op::cumsum) {
+      add(ir::make_cumsum(x, axis));
+      return;
+    }
+    const auto extent = static_cast<int>(x->shape()[static_cast<std::size_t>(axis)]);
+    const std::int64_t count = chance(0.6) ? extent : uniform(0, extent);
+    add(ir::make_sort(op, x, axis, chance(0.5), count));
   }
 
   void add_matmul(const ir::NodePtr& x) {

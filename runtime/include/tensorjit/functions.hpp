@@ -181,4 +181,21 @@ Tensor log_softmax(const Tensor& x, std::int64_t axis = -1);
 Tensor layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps = 1e-5);
 Tensor rmsnorm(const Tensor& x, const Tensor& gamma, double eps = 1e-6);
 
+// ---- scans and ordering (along one axis; a 0-d tensor counts as one element) ----
+// Running sums in increasing index order, each the previous plus the element, as a sequential loop
+// (the same bits at every width and thread count); bool and integers accumulate in i64 (numpy).
+Tensor cumsum(const Tensor& x, std::int64_t axis);
+// Stable: equal elements keep their order, -0.0 equals 0.0. NaN sorts last ascending and first
+// descending, as in PyTorch (NaN counts as the largest value).
+Tensor sort(const Tensor& x, std::int64_t axis = -1, bool descending = false);
+// The i64 positions along `axis` that sort takes its values from.
+Tensor argsort(const Tensor& x, std::int64_t axis = -1, bool descending = false);
+// The k largest along `axis` in descending order (NaN the largest), and their i64 positions; ties
+// by lower position first: the first k of a stable descending sort. `auto [v, i] = topk(x, 10);`
+struct TopK {
+  Tensor values;
+  Tensor indices;
+};
+TopK topk(const Tensor& x, std::int64_t k, std::int64_t axis = -1);
+
 }  // namespace tensorjit

@@ -72,8 +72,17 @@ struct ReduceAttr {
   ReductionMode mode = ReductionMode::strict;
 };
 
+struct ScanAttr {  // cumsum: the axis scanned, non-negative
+  int axis = 0;
+};
+struct SortAttr {  // sort, argsort: the axis ordered, the direction, how many positions are kept
+  int axis = 0;
+  bool descending = false;
+  std::int64_t count = 0;  // 0 <= count <= the axis's extent; the result's extent along axis
+};
+
 using Attrs = std::variant<std::monostate, InputAttr, ConstantAttr, IotaAttr, ShapeAttr, PermuteAttr,
-                           SliceAttr, CastAttr, ReduceAttr>;
+                           SliceAttr, CastAttr, ReduceAttr, ScanAttr, SortAttr>;
 
 // Fresh id for a new input node (process-wide counter).
 std::uint64_t next_input_id();
@@ -163,9 +172,13 @@ NodePtr make_expand(NodePtr x, Shape shape);
 NodePtr make_permute(NodePtr x, std::vector<int> perm);
 NodePtr make_reduce(Op op, NodePtr x, std::vector<int> axes, bool keepdims,
                     ReductionMode mode = ReductionMode::strict);
+NodePtr make_cumsum(NodePtr x, int axis);
+NodePtr make_sort(Op op, NodePtr x, int axis, bool descending, std::int64_t count);
 
 // The dtype a reduction op gives for an input of `dtype` (sums of integers and bools are i64).
 DType reduce_result_dtype(Op op, DType dtype);
+// The dtype cumsum gives and accumulates in for an input of `dtype` (integers and bools: i64).
+DType scan_result_dtype(DType dtype);
 
 // A value that is the same at every index: a constant, or an input read with zero strides (how the
 // runtime passes a scalar to a kernel as an argument: runtime/src/executable_cache.cpp).
