@@ -51,9 +51,9 @@ case "$what" in
     ;;
   test)
     # The sanitizer tree builds only the suites labelled `sanitize`: the IR and its interpreter,
-    # the GEMM, the runtime with its JIT'd kernels, and the error paths.
+    # the GEMM, the runtime with its JIT'd kernels, the error paths, and the fuzz targets' replay.
     configure build-sanitize -DTENSORJIT_SANITIZE=ON -DTENSORJIT_BUILD_BENCH=OFF
-    ninja -C build-sanitize -j "$jobs" --quiet tests_ir tests_kernels tests_runtime tests_errors
+    ninja -C build-sanitize -j "$jobs" --quiet tests_ir tests_kernels tests_runtime tests_errors tests_fuzz
     echo "== tests: Release with assertions"
     ctest --test-dir build --output-on-failure -j "$jobs" -LE exhaustive
     echo "== tests: AddressSanitizer + UndefinedBehaviorSanitizer"

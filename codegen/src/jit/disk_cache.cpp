@@ -34,11 +34,11 @@ std::uint64_t get_integer(const std::string& in, std::size_t offset, int bytes) 
   return value;
 }
 
-std::uint64_t checksum(std::string_view bytes) {
-  return llvm::xxh3_64bits(llvm::StringRef(bytes.data(), bytes.size()));
-}
-
 }  // namespace
+
+std::uint64_t payload_checksum(std::string_view payload) {
+  return llvm::xxh3_64bits(llvm::StringRef(payload.data(), payload.size()));
+}
 
 std::string cache_identity(const KernelKey& key, std::string_view symbol,
                            const TargetDescription& target, CodeTier tier) {
@@ -90,7 +90,7 @@ CacheFileRead read_cache_file(const std::filesystem::path& path, const std::stri
   }
   const auto identity_size = get_integer(bytes, 12, 4);
   const auto payload_size = get_integer(bytes, 16, 8);
-  const auto payload_checksum = get_integer(bytes, 24, 8);
+  const auto stored_checksum = get_integer(bytes, 24, 8);
   if (identity_size + payload_size + kHeaderSize != bytes.size()) {
     result.rejection = "sizes in the header disagree with the file size (truncated?)";
     return result;
@@ -100,7 +100,7 @@ CacheFileRead read_cache_file(const std::filesystem::path& path, const std::stri
     return result;
   }
   const std::string_view payload = std::string_view(bytes).substr(kHeaderSize + identity_size);
-  if (checksum(payload) != payload_checksum) {
+  if (payload_checksum(payload) != stored_checksum) {
     result.rejection = "checksum mismatch (corrupt)";
     return result;
   }
@@ -119,7 +119,7 @@ std::string write_cache_file(const std::filesystem::path& path, const std::strin
     put_integer(file, kDiskCacheFormatVersion, 4);
     put_integer(file, identity.size(), 4);
     put_integer(file, object.size(), 8);
-    put_integer(file, checksum(object), 8);
+    put_integer(file, payload_checksum(object), 8);
     file += identity;
     file += object;
     auto temporary = path;

@@ -35,6 +35,9 @@ std::string cache_identity(const KernelKey& key, std::string_view symbol,
 std::filesystem::path cache_file_path(const std::filesystem::path& directory,
                                       const std::string& identity);
 
+// The checksum a cache file stores of its payload (xxh3-64).
+std::uint64_t payload_checksum(std::string_view payload);
+
 struct CacheFileRead {
   std::optional<std::string> object;  // set when the file is present and valid
   std::string rejection;              // why a present file was not used; empty if absent or valid

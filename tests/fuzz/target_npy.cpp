@@ -1,0 +1,10 @@
+// load_npy reads untrusted files (docs/files.md): no bytes may make it crash or read outside them.
+#include <tensorjit/files.hpp>
+
+#include "loaded_tensors.hpp"
+#include "memory_file.hpp"
+
+TJ_FUZZ_TARGET(npy) {
+  const tensorjit::fuzz::MemoryFile file(bytes);
+  tensorjit::fuzz::read_every_element(tensorjit::load_npy(file.path()));
+}
