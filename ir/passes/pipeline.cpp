@@ -11,6 +11,7 @@
 #include "ir/passes/fuse_epilogues.hpp"
 #include "ir/passes/fuse_reductions.hpp"
 #include "ir/passes/fuse_rows.hpp"
+#include "ir/passes/fuse_scans.hpp"
 #include "ir/passes/recompute_row_values.hpp"
 
 namespace tensorjit::ir {
@@ -28,12 +29,13 @@ Plan fuse_graph(const Plan& plan) {
   return fuse(plan.graph);
 }
 
-constexpr std::array<NamedPass, 7> kPipeline = {{
+constexpr std::array<NamedPass, 8> kPipeline = {{
     // name                  pass                    on the graph
     {"canonicalize",          on_graph<canonicalize>, true},
     {"fold_views",            on_graph<fold_views>,   true},
     {"fuse",                  fuse_graph,             false},
     {"fuse_reductions",       fuse_reductions,        false},
+    {"fuse_scans",            fuse_scans,             false},
     {"fuse_rows",             fuse_rows,              false},
     {"recompute_row_values",  recompute_row_values,   false},
     {"fuse_epilogues",        fuse_epilogues,         false},

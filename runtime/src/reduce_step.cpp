@@ -17,26 +17,6 @@
 #include "runtime/src/thread_pool.hpp"
 
 namespace tensorjit::detail {
-namespace {
-
-// An expression's leaves read from memory become `input` nodes over their values, in argument order.
-struct BoundLeaves {
-  std::vector<ir::NodePtr> leaves;   // the kernel's inputs
-  std::vector<ir::NodePtr> sources;  // the nodes they stand for
-  std::vector<ir::Value> arguments;  // their values
-
-  ExpressionRebuilder::LeafFor binder(const ValueTable& values) {
-    return [this, &values](const ir::NodePtr& read) {
-      ir::Value value = values.resolve(read);
-      leaves.push_back(ir::make_input(value.buffer, value.dtype, value.layout));
-      sources.push_back(read);
-      arguments.push_back(std::move(value));
-      return leaves.back();
-    };
-  }
-};
-
-}  // namespace
 
 std::shared_ptr<const PreparedReduce> prepare_reduce_step(const ir::Step& step,
                                                           const ValueTable& values,

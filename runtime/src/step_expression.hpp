@@ -11,6 +11,8 @@
 
 #include <tensorjit/ir/node.hpp>
 
+#include "runtime/src/value_table.hpp"
+
 namespace tensorjit::detail {
 
 class ExpressionRebuilder {
@@ -36,6 +38,24 @@ class ExpressionRebuilder {
   std::unordered_set<const ir::Node*> inside_;
   LeafFor leaf_for_;
   std::unordered_map<const ir::Node*, ir::NodePtr> rebuilt_;
+};
+
+// A step expression's leaves read from memory, as `input` nodes over their values in argument
+// order: `binder(values)` is the LeafFor of an ExpressionRebuilder that records each.
+struct BoundLeaves {
+  std::vector<ir::NodePtr> leaves;   // the kernel's inputs
+  std::vector<ir::NodePtr> sources;  // the nodes they stand for
+  std::vector<ir::Value> arguments;  // their values
+
+  ExpressionRebuilder::LeafFor binder(const ValueTable& values) {
+    return [this, &values](const ir::NodePtr& read) {
+      ir::Value value = values.resolve(read);
+      leaves.push_back(ir::make_input(value.buffer, value.dtype, value.layout));
+      sources.push_back(read);
+      arguments.push_back(std::move(value));
+      return leaves.back();
+    };
+  }
 };
 
 }  // namespace tensorjit::detail

@@ -7,6 +7,7 @@
 #include "runtime/src/product_step.hpp"
 #include "runtime/src/reduce_step.hpp"
 #include "runtime/src/row_kernel_step.hpp"
+#include "runtime/src/scan_step.hpp"
 #include "runtime/src/single_step.hpp"
 
 namespace tensorjit::detail {
@@ -34,6 +35,7 @@ constexpr std::array<StepKind, ir::kStepKindCount> kStepKinds = {{
     {Kind::product,  "-epilogue",  prepare_as_step<prepare_product_step>},
     {Kind::row,      "",           prepare_as_step<prepare_row_kernel_step>},
     {Kind::fill,     "",           prepare_fill_step},
+    {Kind::scan,     "",           prepare_as_step<prepare_scan_step>},
 }};
 
 constexpr bool rows_follow_the_enum() {

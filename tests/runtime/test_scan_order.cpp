@@ -12,6 +12,7 @@
 
 #include "file_test_support.hpp"
 #include "jit_oracle.hpp"
+#include <tensorjit/ir/pipeline.hpp>
 #include "runtime/src/executor.hpp"
 #include "runtime/src/tensor_impl.hpp"
 
@@ -81,6 +82,19 @@ TEST_SUITE("runtime") {
     CHECK(tj::cumsum(scalar, -1).item<float>() == 2.5f);
     CHECK(tj::argsort(scalar).item<std::int64_t>() == 0);
     CHECK(tj::topk(scalar, 1).values.item<float>() == 2.5f);
+  }
+
+  TEST_CASE("scan and order JIT: cumsum with its producers and consumers is one scan step, lines split over threads") {
+    std::mt19937_64 rng(11);
+    tj::Tensor x = random_values(rng, {300, 1000}, tj::f32);
+    tj::Tensor y = random_values(rng, {300, 1000}, tj::f32);
+    tj::eval({x, y});  // inputs, so the plan is the cumsum's alone
+    const tj::Tensor fused = tj::cumsum(x * x - 2, 0) * y + 1;
+    const std::string plan =
+        ir::print_plan(ir::plan_graph(tj::detail::graph_for({tj::detail::node_of(fused, "test")})));
+    CHECK(plan.find("step 0: scan") != std::string::npos);
+    CHECK(plan.find("step 1") == std::string::npos);
+    check({fused, tj::cumsum(x - y, 1), tj::cumsum(x.transpose(), 1), tj::cumsum(x.astype(tj::i32), 0)});
   }
 
   TEST_CASE("scan and order: bad axes and k are errors that name the function") {
