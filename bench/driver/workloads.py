@@ -1,4 +1,4 @@
-"""The cases of the workloads W1-W9 and W11 of bench/README.md (W10 is latency.py), with what
+"""The cases of the workloads W1-W9, W11 and W14 of bench/README.md (W10 is latency.py), with what
 each moves and computes, so a time can be read as a fraction of the machine's limits, and the
 tolerance a peer's answer must meet against tensorjit's before it is timed.
 
@@ -76,6 +76,10 @@ def all_cases():
         Case("W9", "f32", (10 * MI,), "W9 Adam step, 10 Mi params", bytes=7 * 4 * 10 * MI, tolerance=1e-6,
              quick=True),
         Case("W11", "f32", (8,), "W11 a*b+c, 8 elements (per eval)", quick=True),
+        Case("W14cumsum", "f32", (16 * MI,), "W14 cumsum, 16 Mi", bytes=8 * 16 * MI, tolerance=1e-3),
+        Case("W14sort", "f32", (16 * MI,), "W14 sort (values and positions), 16 Mi", bytes=16 * 16 * MI,
+             tolerance=0),
+        Case("W14topk", "f32", (side, side), "W14 topk(10) over rows, 4096²", bytes=4 * side * side, tolerance=0),
     ]
     return cases
 

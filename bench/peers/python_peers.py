@@ -36,8 +36,10 @@ def inputs_for(workload, dtype, d):
 
     if workload in ("W1", "W11"):
         return [x(1, (d[0],)), x(2, (d[0],)), x(3, (d[0],))]
-    if workload in ("W2", "W4sum"):
+    if workload in ("W2", "W4sum", "W14cumsum", "W14sort"):
         return [x(1, (d[0],))]
+    if workload == "W14topk":
+        return [x(1, (d[0], d[1]))]
     if workload == "W3a":
         return [x(1, (d[0], d[1])), x(2, (d[1],)), x(3, (d[0],))]
     if workload == "W3b":
@@ -95,7 +97,12 @@ def numpy_peer(threads):
     functions = array_functions(np, lambda v: np.maximum(v, 0), lambda v: 1 / (1 + np.exp(-v)),
                                 lambda v: v.max(-1, keepdims=True), lambda v: v.T)
 
+    functions["W14cumsum"] = np.cumsum
+    functions["W14sort"] = np.sort  # its default kind: x86-simd-sort's AVX-512 quicksort from NumPy 1.26
+
     def prepare(workload, dtype, d):
+        if workload == "W14topk":
+            raise Unsupported("NumPy has no topk")
         arrays = inputs_for(workload, dtype, d)
         function = functions[workload]
         return (lambda: function(*arrays)), (lambda result: [np.asarray(r) for r in as_tuple(result)])
@@ -160,6 +167,9 @@ def jax_peer(threads):
     jax.config.update("jax_enable_x64", True)  # for the f64 cases; f32 inputs stay f32
     functions = array_functions(jnp, jax.nn.relu, jax.nn.sigmoid, lambda v: v.max(-1, keepdims=True),
                                 lambda v: v.T)
+    functions["W14cumsum"] = jnp.cumsum
+    functions["W14sort"] = lambda x: jax.lax.sort_key_val(x, jnp.arange(x.shape[0]))[0]
+    functions["W14topk"] = lambda x: jax.lax.top_k(x, 10)[0]
 
     def prepare(workload, dtype, d):
         arrays = [jnp.asarray(a) for a in inputs_for(workload, dtype, d)]
@@ -178,6 +188,9 @@ def torch_peer(threads, compiled):
                                 lambda v: v.T)
     functions["W5"] = lambda x: torch.softmax(x, -1)
     functions["W6"] = lambda x, gamma, beta: torch.nn.functional.layer_norm(x, (x.shape[-1],), gamma, beta, 1e-5)
+    functions["W14cumsum"] = lambda x: torch.cumsum(x, 0)
+    functions["W14sort"] = lambda x: torch.sort(x, stable=True).values  # computes values and indices
+    functions["W14topk"] = lambda x: torch.topk(x, 10).values
 
     def prepare(workload, dtype, d):
         arrays = [torch.from_numpy(a) for a in inputs_for(workload, dtype, d)]

@@ -33,17 +33,18 @@ void write_tensor(const tj::Tensor& tensor, std::FILE* file) {
   std::fwrite(values.data(), sizeof(T), values.size(), file);
 }
 
-// The case's output tensors, computed afresh by each run; the last run's are written for the check.
+// The case's output tensors, computed afresh by each run; the last run's first `checked` are
+// written for the check (the others are computed as a peer computes them, not compared).
 template <class T>
-bench::PreparedCase make_case(std::function<std::vector<tj::Tensor>()> build) {
+bench::PreparedCase make_case(std::function<std::vector<tj::Tensor>()> build, std::size_t checked = SIZE_MAX) {
   auto last = std::make_shared<std::vector<tj::Tensor>>();
   bench::PreparedCase prepared;
   prepared.run = [build, last] {
     *last = build();
     tj::eval(*last);
   };
-  prepared.write_outputs = [last](std::FILE* file) {
-    for (const tj::Tensor& output : *last) write_tensor<T>(output, file);
+  prepared.write_outputs = [last, checked](std::FILE* file) {
+    for (std::size_t i = 0; i < last->size() && i < checked; ++i) write_tensor<T>((*last)[i], file);
   };
   return prepared;
 }
@@ -117,6 +118,21 @@ std::optional<bench::PreparedCase> prepare_typed(const bench::CaseRequest& reque
     auto p = input<T>(1, {d[0]}), g = input<T>(2, {d[0]}), m = input<T>(3, {d[0]});
     auto v = input<T>(4, {d[0]}, /*positive=*/true);
     return make_case<T>([=] { return adam_step(p, g, m, v); });
+  }
+  if (w == "W14cumsum") {
+    auto x = input<T>(1, {d[0]});
+    return make_case<T>([=] { return Outputs{tj::cumsum(x, 0)}; });
+  }
+  if (w == "W14sort") {  // values and positions, as torch.sort computes both; the values are checked
+    auto x = input<T>(1, {d[0]});
+    return make_case<T>([=] { return Outputs{tj::sort(x), tj::argsort(x)}; }, 1);
+  }
+  if (w == "W14topk") {  // k = 10 over the rows; the values are checked, the positions computed too
+    auto x = input<T>(1, {d[0], d[1]});
+    return make_case<T>([=] {
+      auto [values, positions] = tj::topk(x, 10);
+      return Outputs{values, positions};
+    }, 1);
   }
   why = "unknown workload " + w;
   return std::nullopt;

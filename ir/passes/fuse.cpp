@@ -13,6 +13,7 @@ namespace {
 
 // Ops a loop step computes. copy is one: the identity, written out where it is materialised.
 bool is_loop_op(const Node& node) { return is_elementwise(node.op()); }
+// Ops materialised by a step of their own: single steps, and the sort steps of orderings.
 bool is_single_op(const Node& node) {
   return is_reduce(node.op()) || is_scan(node.op()) || is_order(node.op()) || node.op() == Op::matmul ||
          node.op() == Op::iota;
@@ -41,7 +42,8 @@ class Planner {
     compute_depths();
     std::vector<Step> steps = group_loops();
     for (const auto& node : order_)
-      if (is_single_op(*node)) steps.push_back(single_step(node));
+      if (is_single_op(*node) && !is_order(node->op())) steps.push_back(single_step(node));
+    add_sort_steps(steps);
     // A graph output that is a constant is filled by a step of its own.
     for (const auto& node : order_)
       if (node->op() == Op::constant && graph_outputs_.count(node.get()))
@@ -120,6 +122,28 @@ class Planner {
   Step single_step(const NodePtr& node) {
     return Step{Step::Kind::single, {node}, {node},
                 {fmt::format("{} runs as a step of its own", op_name(node->op()))}};
+  }
+
+  // A sort and an argsort of one operand with equal attributes (a topk's values and indices) are
+  // one sort step: one sort of each row gives both.
+  void add_sort_steps(std::vector<Step>& steps) {
+    const std::size_t first = steps.size();
+    for (const auto& node : order_) {
+      if (!is_order(node->op())) continue;
+      auto partner = std::find_if(steps.begin() + static_cast<std::ptrdiff_t>(first), steps.end(), [&](const Step& step) {
+        const NodePtr& other = step.nodes.front();
+        return step.nodes.size() == 1 && other->op() != node->op() && other->input(0) == node->input(0) &&
+               attrs_equal(other->attrs(), node->attrs());
+      });
+      const std::string reason = fmt::format("{} runs as a sort step", op_name(node->op()));
+      if (partner == steps.end()) {
+        steps.push_back(Step{Step::Kind::sort, {node}, {node}, {reason}});
+      } else {
+        partner->nodes.push_back(node);
+        partner->outputs.push_back(node);
+        partner->reasons.push_back(reason);
+      }
+    }
   }
 
   // Steps of lower depth first; at one depth the single and fill steps (which read only lower

@@ -5,9 +5,12 @@
 //   - a `loop` step is a connected group of elementwise ops of one shape, computed in one pass
 //     over its domain; it reads inputs, constants and materialised values (through their views)
 //     and writes only the values someone outside the group needs;
-//   - a `single` step is one node that is materialised by itself: a reduction, a matmul, an iota
-//     (fuse_reductions.hpp then turns reductions into `reduce` steps with their elementwise
-//     producers and consumers; fuse_epilogues.hpp gives a matmul its consumers).
+//   - a `single` step is one node that is materialised by itself: a reduction, a cumsum, a matmul,
+//     an iota (fuse_reductions.hpp and fuse_scans.hpp then turn reductions and scans into `reduce`
+//     and `scan` steps with their elementwise producers and consumers; fuse_epilogues.hpp gives a
+//     matmul its consumers);
+//   - a `sort` step is a sort and/or an argsort of one operand with equal attributes (a topk's
+//     values and indices): one sort of each row gives both.
 // A value is materialised only at a graph output, at a single step's operand, or where another
 // group reads it; each such decision is recorded with its reason. Groups are cut where a path
 // between two elementwise ops leaves the group through a single step (that would be a cycle), and

@@ -10,7 +10,7 @@ namespace tensorjit::ir {
 namespace {
 
 constexpr std::array<std::string_view, kStepKindCount> kStepKindNames = {
-    "loop", "single", "reduce", "product", "row", "fill", "scan"};
+    "loop", "single", "reduce", "product", "row", "fill", "scan", "sort"};
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include "runtime/src/row_kernel_step.hpp"
 #include "runtime/src/scan_step.hpp"
 #include "runtime/src/single_step.hpp"
+#include "runtime/src/sort_step.hpp"
 
 namespace tensorjit::detail {
 namespace {
@@ -36,6 +37,7 @@ constexpr std::array<StepKind, ir::kStepKindCount> kStepKinds = {{
     {Kind::row,      "",           prepare_as_step<prepare_row_kernel_step>},
     {Kind::fill,     "",           prepare_fill_step},
     {Kind::scan,     "",           prepare_as_step<prepare_scan_step>},
+    {Kind::sort,     "",           prepare_sort_step},
 }};
 
 constexpr bool rows_follow_the_enum() {

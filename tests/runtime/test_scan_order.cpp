@@ -97,6 +97,20 @@ TEST_SUITE("runtime") {
     check({fused, tj::cumsum(x - y, 1), tj::cumsum(x.transpose(), 1), tj::cumsum(x.astype(tj::i32), 0)});
   }
 
+  TEST_CASE("scan and order JIT: a topk's values and indices are one sort step, long rows over threads") {
+    std::mt19937_64 rng(13);
+    tj::Tensor x = random_values(rng, {6, 20000}, tj::f32);
+    x.eval();
+    const auto [values, indices] = tj::topk(x, 7);
+    const std::string plan = ir::print_plan(ir::plan_graph(
+        tj::detail::graph_for({tj::detail::node_of(values, "test"), tj::detail::node_of(indices, "test")})));
+    CHECK(plan.find("step 0: sort") != std::string::npos);
+    CHECK(plan.find("step 1") == std::string::npos);
+    // The selection (topk), the radix sort (whole rows) and short rows, over rows split by threads.
+    check({values, indices, tj::sort(x, 1), tj::argsort(x, 1, true), tj::argsort(x.slice(1, 0, 200), 1)});
+    check({tj::topk(x.transpose(), 3, 0).indices, tj::sort(x.astype(tj::f64), 0, true)});
+  }
+
   TEST_CASE("scan and order: bad axes and k are errors that name the function") {
     const tj::Tensor x = tj::zeros({2, 3});
     CHECK_THROWS_WITH_AS(tj::cumsum(x, 2), doctest::Contains("cumsum"), tj::Error);
