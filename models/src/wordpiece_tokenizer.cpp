@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <optional>
 
@@ -81,8 +82,9 @@ class Reader {
       fail("model.type is \"" + text(m, "type", "model") + "\"; only WordPiece is implemented");
     const json& vocabulary = field(m, "vocab", "model");
     if (!vocabulary.is_object()) fail("model.vocab is not an object");
-    for (const auto& [piece, value] : vocabulary.items())
-      model.vocabulary.emplace(piece, id(value, "model.vocab[\"" + piece + "\"]"));
+    model.vocabulary.reserve(vocabulary.size());
+    for (auto entry = vocabulary.begin(); entry != vocabulary.end(); ++entry)
+      model.vocabulary.emplace(entry.key(), id(entry.value(), "model.vocab[\"" + entry.key() + "\"]"));
     const std::string unknown = text(m, "unk_token", "model");
     const auto hit = model.vocabulary.find(unknown);
     if (hit == model.vocabulary.end()) fail("model.unk_token \"" + unknown + "\" is not in model.vocab");
@@ -168,9 +170,11 @@ WordPieceTokenizer WordPieceTokenizer::from_file(const std::string& path) {
   Reader reader(path);
   std::ifstream file(path, std::ios::binary);
   if (!file) reader.fail("cannot be opened (scripts/fetch_minilm.sh fetches all-MiniLM-L6-v2's)");
+  // Parsed from memory: nlohmann's stream input reads a character at a time.
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   json config;
   try {
-    config = json::parse(file);
+    config = json::parse(text);
   } catch (const json::exception& error) {
     reader.fail(std::string("is not JSON: ") + error.what());
   }
