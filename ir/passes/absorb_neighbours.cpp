@@ -86,7 +86,7 @@ std::optional<std::size_t> NeighbourAbsorber::find_consumer(const Node& op) cons
           continue;
         }
         const Op base = view_base(in.get())->op();
-        if (base != Op::input && base != Op::constant) reads_only_leaves = false;
+        if (!is_source(base)) reads_only_leaves = false;
       }
     if (reads_op && reads_only_leaves) return s;
   }

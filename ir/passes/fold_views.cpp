@@ -62,6 +62,15 @@ class ViewFolder {
       }
       return reapply(view, make_unary(Op::copy, node));
     }
+    if (node->op() == Op::iota) {
+      const auto& iota = node->attr<IotaAttr>();
+      if (auto layout = apply_view(iota.layout, view)) {
+        IotaAttr folded = iota;
+        folded.layout = std::move(*layout);
+        return Node::make(Op::iota, {}, std::move(folded));
+      }
+      return reapply(view, make_unary(Op::copy, node));
+    }
     // Over a materialised node (contiguous when written) or a view chain of one, the view stays
     // and is resolved against the written layout at run time; a reshape that strides cannot
     // express over the chain reads a contiguous copy instead.

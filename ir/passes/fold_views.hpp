@@ -4,10 +4,11 @@
 // Post: the same outputs, the same bits. Every view (reshape, permute, expand, slice) over an
 //       elementwise op has been pushed through it to that op's operands (a view of f(x, y) is
 //       f(view x, view y): elementwise ops are pointwise), views over a constant became a constant
-//       of the view's shape, and view chains over an `input` became one input with the composed
-//       layout (`apply_view`). A view is left only over a node that is materialised anyway (a
-//       reduction, a matmul, iota, copy); a reshape that strides cannot express over an input is
-//       left over a `copy` of that input. So no movement op sits between two elementwise ops,
+//       of the view's shape, and view chains over an `input` or an `iota` became one input or iota
+//       with the composed layout (`apply_view`; an iota's value is computed from the element
+//       offset its layout gives, IotaAttr). A view is left only over a node that is materialised
+//       anyway (a reduction, a matmul, copy); a reshape that strides cannot express over an input
+//       or an iota is left over a `copy` of it. So no movement op sits between two elementwise ops,
 //       and every elementwise op's operands are elementwise ops, inputs, constants or views of
 //       materialised nodes.
 //

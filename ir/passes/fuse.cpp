@@ -13,11 +13,6 @@ namespace {
 
 // Ops a loop step computes. copy is one: the identity, written out where it is materialised.
 bool is_loop_op(const Node& node) { return is_elementwise(node.op()); }
-// Ops materialised by a step of their own: single steps, and the sort steps of orderings.
-bool is_single_op(const Node& node) {
-  return is_reduce(node.op()) || is_scan(node.op()) || is_order(node.op()) || node.op() == Op::matmul ||
-         node.op() == Op::iota;
-}
 
 struct UnionFind {
   std::vector<std::size_t> parent;
@@ -36,6 +31,18 @@ class Planner {
     for (const auto& out : graph.outputs) graph_outputs_.insert(out.get());
     for (const auto& node : order_)
       for (const auto& in : node->inputs()) users_[in.get()].push_back(node.get());
+    // An iota is a leaf that the loop, reduce, scan and row kernels reading it compute from each
+    // element's offset (IotaAttr), like an input they read; it is written out only as a graph
+    // output or as the operand of a step that reads memory (a matmul's GEMM, the interpreter's
+    // orderings).
+    for (const auto& node : order_) {
+      if (node->op() != Op::iota) continue;
+      const auto& users = users_[node.get()];
+      const bool read_from_memory = std::any_of(users.begin(), users.end(), [](const Node* user) {
+        return !is_elementwise(user->op()) && !is_reduce(user->op()) && !is_scan(user->op());
+      });
+      if (graph_outputs_.count(node.get()) || read_from_memory) written_iotas_.insert(node.get());
+    }
   }
 
   std::vector<Step> plan() {
@@ -55,6 +62,12 @@ class Planner {
   }
 
  private:
+  // Ops materialised by a step of their own: single steps, and the sort steps of orderings.
+  bool is_single_op(const Node& node) const {
+    return is_reduce(node.op()) || is_scan(node.op()) || is_order(node.op()) || node.op() == Op::matmul ||
+           written_iotas_.count(&node) != 0;
+  }
+
   // How many materialisations the longest path from a source to `node` passes through: a single
   // step, or a view of a loop's value (a copy read through a view must be written first). A loop
   // group never joins ops of different depth, which keeps the steps acyclic.
@@ -159,6 +172,7 @@ class Planner {
   std::unordered_set<const Node*> graph_outputs_;
   std::unordered_map<const Node*, std::vector<const Node*>> users_;
   std::unordered_map<const Node*, int> depth_;
+  std::unordered_set<const Node*> written_iotas_;
 };
 
 }  // namespace

@@ -6,9 +6,11 @@
 //     over its domain; it reads inputs, constants and materialised values (through their views)
 //     and writes only the values someone outside the group needs;
 //   - a `single` step is one node that is materialised by itself: a reduction, a cumsum, a matmul,
-//     an iota (fuse_reductions.hpp and fuse_scans.hpp then turn reductions and scans into `reduce`
-//     and `scan` steps with their elementwise producers and consumers; fuse_epilogues.hpp gives a
-//     matmul its consumers);
+//     an iota that is a graph output or read by a step that reads memory (a matmul, a sort or an
+//     argsort; every other iota is a leaf, like an input, that the kernels reading it compute
+//     from the element's offset). fuse_reductions.hpp and fuse_scans.hpp then turn reductions and
+//     scans into `reduce` and `scan` steps with their elementwise producers and consumers;
+//     fuse_epilogues.hpp gives a matmul its consumers;
 //   - a `sort` step is a sort and/or an argsort of one operand with equal attributes (a topk's
 //     values and indices): one sort of each row gives both.
 // A value is materialised only at a graph output, at a single step's operand, or where another

@@ -70,11 +70,12 @@ void collect_nodes(const Step& step, std::unordered_set<const Node*>& inside) {
 std::span<const NamedPass> pipeline_passes() { return kPipeline; }
 
 void verify_plan(const Plan& plan) {
-  // Values a later step may read: sources, and what earlier steps wrote.
+  // Values a later step may read: sources (an iota no step writes is computed by its readers'
+  // kernels), and what earlier steps wrote.
   std::unordered_set<const Node*> available;
   auto readable = [&](const NodePtr& node) {
     const Node* base = view_base(node.get());
-    return available.count(base) || base->op() == Op::input || base->op() == Op::constant;
+    return available.count(base) || is_source(base->op());
   };
   for (std::size_t s = 0; s < plan.steps.size(); ++s) {
     const Step& step = plan.steps[s];

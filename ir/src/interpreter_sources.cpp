@@ -1,8 +1,11 @@
 // Source nodes: bound inputs, constants and iota.
+#include <array>
+
 #include <tensorjit/ir/check.hpp>
 #include <tensorjit/ir/scalar_ops.hpp>
 
 #include "interpreter_eval.hpp"
+#include "strided_walk.hpp"
 
 namespace tensorjit::ir {
 namespace {
@@ -42,18 +45,21 @@ Value evaluate_constant(const Node& node) {
   return value;
 }
 
-// value[i] = start + i * step, computed in double (a multiply and an add, two roundings), then
-// converted to the dtype as cast converts.
+// start + step * offset at each index, offset the layout's element offset there, computed in
+// double (a multiply and an add, two roundings), then converted to the dtype as cast converts
+// (IotaAttr), written contiguously in row-major order.
 Value evaluate_iota(const Node& node) {
   const auto& iota = node.attr<IotaAttr>();
-  Value value = allocate_contiguous(iota.dtype, Shape{iota.count});
+  Value value = allocate_contiguous(iota.dtype, iota.layout.shape);
   visit_dtype(iota.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* data = static_cast<T*>(value.buffer->data());
-    for (std::int64_t i = 0; i < iota.count; ++i) {
-      const double element = iota.start + static_cast<double>(i) * iota.step;
-      data[i] = ScalarOp<Op::cast>::apply<T>(element);
-    }
+    std::array<StridedOperand, 2> operands{StridedOperand{value.layout.strides, 0},
+                                           StridedOperand{iota.layout.strides, iota.layout.offset}};
+    walk_strided(iota.layout.shape, operands, [&](const auto& offsets) {
+      const double element = iota.start + static_cast<double>(offsets[1]) * iota.step;
+      data[offsets[0]] = ScalarOp<Op::cast>::apply<T>(element);
+    });
   });
   return value;
 }

@@ -83,11 +83,18 @@ Inferred infer_source(Op op, const Attrs& attrs) {
     }
     case Op::iota: {
       const auto* a = std::get_if<IotaAttr>(&attrs);
-      TJ_CHECK(a) << "iota: missing start, step and count";
-      TJ_CHECK(a->count >= 0) << "iota: negative count " << a->count;
+      TJ_CHECK(a) << "iota: missing start, step and layout";
+      check_rank(op, a->layout.shape);
+      TJ_CHECK(a->layout.strides.size() == a->layout.shape.size())
+          << "iota: strides " << shape_str(a->layout.strides) << " do not match shape "
+          << shape_str(a->layout.shape);
       TJ_CHECK(std::isfinite(a->start) && std::isfinite(a->step))
           << "iota: start " << a->start << " and step " << a->step << " must be finite";
-      return {a->dtype, Shape{a->count}};
+      TJ_CHECK(a->layout.extent().first >= 0)
+          << "iota: the layout with strides " << shape_str(a->layout.strides) << " and offset "
+          << a->layout.offset << " reaches a negative element offset; an iota's offsets are those of a "
+          << "view of a 1-D iota, from 0 up";
+      return {a->dtype, a->layout.shape};
     }
     default: break;
   }
@@ -316,6 +323,8 @@ std::size_t hash_attrs(const Attrs& attrs) {
         } else if constexpr (std::is_same_v<A, IotaAttr>) {
           hash_combine(seed, std::bit_cast<std::uint64_t>(a.start));
           hash_combine(seed, std::bit_cast<std::uint64_t>(a.step));
+          hash_ints(seed, a.layout.strides);
+          hash_combine(seed, a.layout.offset);
         } else if constexpr (std::is_same_v<A, PermuteAttr>) {
           for (int p : a.perm) hash_combine(seed, p);
         } else if constexpr (std::is_same_v<A, SliceAttr>) {
@@ -447,7 +456,7 @@ bool attrs_equal(const Attrs& a, const Attrs& b) {
         } else if constexpr (std::is_same_v<A, ConstantAttr>) {
           return x.dtype == y.dtype && x.shape == y.shape && bit_equal(x.value, y.value);
         } else if constexpr (std::is_same_v<A, IotaAttr>) {
-          return x.dtype == y.dtype && x.count == y.count &&
+          return x.dtype == y.dtype && x.layout == y.layout &&
                  std::bit_cast<std::uint64_t>(x.start) == std::bit_cast<std::uint64_t>(y.start) &&
                  std::bit_cast<std::uint64_t>(x.step) == std::bit_cast<std::uint64_t>(y.step);
         } else if constexpr (std::is_same_v<A, ShapeAttr>) {
@@ -485,6 +494,10 @@ NodePtr make_input(std::shared_ptr<Buffer> buffer, DType dtype, Layout layout) {
 }
 NodePtr make_constant(DType dtype, Shape shape, Scalar value) {
   return Node::make(Op::constant, {}, ConstantAttr{dtype, std::move(shape), value});
+}
+NodePtr make_iota(DType dtype, std::int64_t count, double start, double step) {
+  TJ_CHECK(count >= 0) << "iota: negative count " << count;
+  return Node::make(Op::iota, {}, IotaAttr{dtype, Layout::contiguous(Shape{count}), start, step});
 }
 NodePtr make_unary(Op op, NodePtr x) { return Node::make(op, {std::move(x)}); }
 NodePtr make_binary(Op op, NodePtr a, NodePtr b) { return Node::make(op, {std::move(a), std::move(b)}); }

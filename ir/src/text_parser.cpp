@@ -466,13 +466,25 @@ class Parser {
     }
   }
 
+  Layout read_layout(const Shape& shape, AttributeReader& reader, std::size_t type_position) {
+    Layout layout{shape, {}, 0};
+    auto strides_position = reader.position("strides");
+    layout.strides = reader.list("strides");
+    layout.offset = reader.integer<std::int64_t>("offset");
+    if (layout.strides.size() != shape.size()) {
+      fail_at(strides_position, fmt::format("expected {} strides, one per axis of the shape", shape.size()));
+    }
+    check_layout_range(layout, type_position);
+    return layout;
+  }
+
   IotaAttr read_iota(DType dtype, const Shape& shape, AttributeReader& reader,
                      std::size_t type_position) {
-    if (shape.size() != 1) fail_at(type_position, "expected a 1-D shape for iota");
     auto [start, start_position] = reader.token("start");
     auto [step, step_position] = reader.token("step");
-    return IotaAttr{dtype, shape[0], parse_float(start, start_position, DType::f64),
-                    parse_float(step, step_position, DType::f64)};
+    const double start_value = parse_float(start, start_position, DType::f64);
+    const double step_value = parse_float(step, step_position, DType::f64);
+    return IotaAttr{dtype, read_layout(shape, reader, type_position), start_value, step_value};
   }
 
   Attrs read_node_attributes(Op op, DType dtype, const Shape& shape, AttributeReader& reader,
@@ -480,16 +492,7 @@ class Parser {
     switch (category(op)) {
       case OpCategory::source:
         if (op == Op::input) {
-          InputAttr input{nullptr, dtype, Layout{shape, {}, 0}, next_input_id()};
-          auto strides_position = reader.position("strides");
-          input.layout.strides = reader.list("strides");
-          input.layout.offset = reader.integer<std::int64_t>("offset");
-          if (input.layout.strides.size() != shape.size()) {
-            fail_at(strides_position, fmt::format("expected {} strides, one per axis of the shape",
-                                                  shape.size()));
-          }
-          check_layout_range(input.layout, type_position);
-          return input;
+          return InputAttr{nullptr, dtype, read_layout(shape, reader, type_position), next_input_id()};
         }
         if (op == Op::constant) return ConstantAttr{dtype, shape, read_constant_value(reader, dtype)};
         return read_iota(dtype, shape, reader, type_position);

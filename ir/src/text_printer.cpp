@@ -80,8 +80,8 @@ std::string format_attributes(const Node& node) {
       return fmt::format(" value={}", format_scalar(a.dtype, a.value));
     }
     std::string operator()(const IotaAttr& a) const {
-      return fmt::format(" start={} step={}", format_float_value(DType::f64, a.start),
-                         format_float_value(DType::f64, a.step));
+      return fmt::format(" start={} step={} strides={} offset={}", format_float_value(DType::f64, a.start),
+                         format_float_value(DType::f64, a.step), format_list(a.layout.strides), a.layout.offset);
     }
     std::string operator()(const ShapeAttr& a) const {
       return fmt::format(" shape={}", format_list(a.shape));

@@ -163,7 +163,7 @@ Tensor arange(double start, double stop, double step, DType dtype) {
     step = std::trunc(start + step) - first;
     start = first;
   }
-  return wrap(ir::Node::make(ir::Op::iota, {}, ir::IotaAttr{dtype, n, start, step}));
+  return wrap(ir::make_iota(dtype, n, start, step));
 }
 Tensor arange(std::int64_t stop, DType dtype) { return arange(0.0, static_cast<double>(stop), 1.0, dtype); }
 

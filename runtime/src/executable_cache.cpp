@@ -54,6 +54,8 @@ class KeyWriter {
           } else if constexpr (std::is_same_v<A, ir::IotaAttr>) {
             real(a.start);
             real(a.step);
+            words(a.layout.strides);
+            word(a.layout.offset);
           } else if constexpr (std::is_same_v<A, ir::ShapeAttr>) {
             words(a.shape);
           } else if constexpr (std::is_same_v<A, ir::PermuteAttr>) {

@@ -72,7 +72,8 @@ bool is_realized(const ir::Node& node) { return node.is_realized(); }
 
 bool is_keepable(const ir::Node& node) {
   const ir::Op op = node.op();
-  return !is_realized(node) && op != ir::Op::input && op != ir::Op::constant && !ir::is_movement(op);
+  // Sources are never kept: an iota costs the kernels that read it less than reading it back would.
+  return !is_realized(node) && !ir::is_source(op) && !ir::is_movement(op);
 }
 
 // A node an earlier eval computed, not kept, that the eval needs again: kept this time.
@@ -173,9 +174,10 @@ void evaluate(const std::vector<Tensor>& tensors) {
   }
   for (std::size_t k = 0; k < eval.kept.size(); ++k) eval.kept[k]->set_realized(values[nodes.size() + k]);
   // Marked after the walk that looked for marks, so that a node does not count as computed before
-  // by the eval that computes it first. Inputs and constants are never computed.
+  // by the eval that computes it first. Sources are never computed: an iota costs its readers'
+  // kernels less than reading it back would.
   for (const auto& node : eval.reached.empty() ? eval.order : eval.reached)
-    if (!node->is_realized() && node->op() != ir::Op::input && node->op() != ir::Op::constant)
+    if (!node->is_realized() && !ir::is_source(node->op()))
       node->mark_computed();
 }
 

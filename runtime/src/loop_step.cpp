@@ -119,7 +119,7 @@ std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, cons
   std::vector<ir::Strides> operand_strides;
   ExpressionRebuilder expression(step.nodes, [&](const ir::NodePtr& read) {
     ir::Value value = values.resolve(read);
-    spec.inputs.push_back(ir::make_input(value.buffer, value.dtype, value.layout));
+    spec.inputs.push_back(values.kernel_leaf(read, value));
     prepared->leaves.push_back(read);
     operand_strides.push_back(value.layout.strides);
     return spec.inputs.back();
@@ -133,14 +133,19 @@ std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, cons
   prepared->collapsed_shape = collapsed.shape;
   for (const auto& leaf : prepared->leaves)
     prepared->input_itemsizes.push_back(static_cast<std::int64_t>(itemsize(leaf->dtype())));
-  if (launch == LoopLaunch::whole_domain &&
-      std::any_of(collapsed.strides.begin(), collapsed.strides.end(), read_transposed)) {
+  // An iota has no memory to stage: its kernel computes it wherever it is read.
+  auto staged = [&](std::size_t k) {
+    return read_transposed(collapsed.strides[k]) && !values.computed_by_readers(*prepared->leaves[k]);
+  };
+  bool any_staged = false;
+  for (std::size_t k = 0; k < prepared->leaves.size(); ++k) any_staged = any_staged || staged(k);
+  if (launch == LoopLaunch::whole_domain && any_staged) {
     spec.form = codegen::LoopForm::tile;
     prepared->tile_rows = kTileRows;
     prepared->tile_columns = kTileColumns;
     for (std::size_t k = 0; k < prepared->leaves.size(); ++k) {
       ir::Strides& strides = collapsed.strides[k];
-      if (!read_transposed(strides)) continue;
+      if (!staged(k)) continue;
       prepared->staged.push_back({k, strides[0], strides[1]});
       strides = {kTileColumns, 1};
       spec.access[k] = codegen::InnerAccess::contiguous;

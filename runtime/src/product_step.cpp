@@ -176,7 +176,8 @@ void match_store_stage(const ir::Step& step, PreparedProduct& prepared) {
     const ir::NodePtr& bias = first.input(0) == matmul ? first.input(1) : first.input(0);
     for (std::size_t k = 0; k < prepared.leaves.size(); ++k)
       if (prepared.leaves[k] == bias) bias_leaf = static_cast<int>(k);
-    if (bias_leaf < 0 || bias->dtype() != matmul->dtype()) return;
+    // An iota has no memory for the stage to read: the JIT'd epilogue computes it.
+    if (bias_leaf < 0 || bias->dtype() != matmul->dtype() || bias->op() == ir::Op::iota) return;
     const ir::Strides& strides = prepared.leaf_strides[static_cast<std::size_t>(bias_leaf)];
     const bool along_rows = strides[rank - 2] == 0 || shape[rank - 2] == 1;
     const bool contiguous_columns = strides[rank - 1] == 1 || shape[rank - 1] == 1;
@@ -218,7 +219,7 @@ std::shared_ptr<const PreparedProduct> prepare_product_step(const ir::Step& step
   std::vector<ir::Strides> tile_strides{{shape[rank - 1], 1}};
   ExpressionRebuilder expression(step.nodes.begin() + 1, step.nodes.end(), [&](const ir::NodePtr& read) {
     ir::Value value = values.resolve(read);
-    spec.inputs.push_back(ir::make_input(value.buffer, value.dtype, value.layout));
+    spec.inputs.push_back(values.kernel_leaf(read, value));
     const ir::Strides& strides = value.layout.strides;
     spec.access.push_back(classify_inner_stride(strides[rank - 1]));
     tile_strides.push_back({strides[rank - 2], strides[rank - 1]});
@@ -265,7 +266,9 @@ std::shared_ptr<const PreparedProduct> prepare_product_step(const ir::Step& step
     for (std::size_t k = 0;
          k < prepared->leaves.size() && prepared->prefetched_leaves.size() < kernels::kMaxEpilogueReads; ++k) {
       const bool rows_read = prepared->leaf_strides[k][rank - 2] != 0;
-      if (!rows_read || spec.access[k + 1] != codegen::InnerAccess::contiguous) continue;
+      if (!rows_read || spec.access[k + 1] != codegen::InnerAccess::contiguous ||
+          values.computed_by_readers(*prepared->leaves[k]))
+        continue;
       prepared->prefetched_leaves.push_back(k);
       spec.fetched_by_caller[k + 1] = true;
     }

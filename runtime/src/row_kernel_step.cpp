@@ -233,6 +233,9 @@ class RowSpecBuilder {
     }
     auto& memory = memory_[per_row ? 1 : 0];
     if (auto found = memory.find(read.get()); found != memory.end()) return found->second;
+    // The row kernel reads memory only: a step reading an iota that its kernels compute runs
+    // part by part (row_step.cpp), whose loop and reduce kernels compute it.
+    if (values_.computed_by_readers(*read)) return -1;
     const ir::Value value = values_.resolve(read);
     const ir::Shape& shape = value.layout.shape;
     const ir::Strides& strides = value.layout.strides;

@@ -40,8 +40,9 @@ class ExpressionRebuilder {
   std::unordered_map<const ir::Node*, ir::NodePtr> rebuilt_;
 };
 
-// A step expression's leaves read from memory, as `input` nodes over their values in argument
-// order: `binder(values)` is the LeafFor of an ExpressionRebuilder that records each.
+// A step expression's leaves, as `input` nodes over their values (or an iota its kernel computes,
+// ValueTable::kernel_leaf) in argument order: `binder(values)` is the LeafFor of an
+// ExpressionRebuilder that records each.
 struct BoundLeaves {
   std::vector<ir::NodePtr> leaves;   // the kernel's inputs
   std::vector<ir::NodePtr> sources;  // the nodes they stand for
@@ -50,7 +51,7 @@ struct BoundLeaves {
   ExpressionRebuilder::LeafFor binder(const ValueTable& values) {
     return [this, &values](const ir::NodePtr& read) {
       ir::Value value = values.resolve(read);
-      leaves.push_back(ir::make_input(value.buffer, value.dtype, value.layout));
+      leaves.push_back(values.kernel_leaf(read, value));
       sources.push_back(read);
       arguments.push_back(std::move(value));
       return leaves.back();

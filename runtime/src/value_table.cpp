@@ -1,9 +1,24 @@
 #include "runtime/src/value_table.hpp"
 
+#include <tensorjit/codegen/loop_kernel.hpp>
 #include <tensorjit/ir/check.hpp>
 #include <tensorjit/ir/view.hpp>
 
 namespace tensorjit::detail {
+namespace {
+
+// The address an iota leaf's offsets count from: a buffer of no bytes, never read.
+const std::shared_ptr<ir::Buffer>& iota_buffer() {
+  static const auto buffer = ir::Buffer::wrap(reinterpret_cast<void*>(codegen::kIotaAddress), 0, {});
+  return buffer;
+}
+
+}  // namespace
+
+ir::NodePtr ValueTable::kernel_leaf(const ir::NodePtr& read, const ir::Value& value) const {
+  if (computed_by_readers(*read)) return read;
+  return ir::make_input(value.buffer, value.dtype, value.layout);
+}
 
 ir::Value ValueTable::resolve(const ir::NodePtr& node) const {
   if (auto it = values_.find(node.get()); it != values_.end()) return it->second;
@@ -24,6 +39,10 @@ ir::Value ValueTable::resolve(const ir::NodePtr& node) const {
             is_floating(c.dtype) ? static_cast<T>(c.value.f) : static_cast<T>(c.value.i);
       });
       return ir::Value{std::move(buffer), c.dtype, ir::Layout{c.shape, ir::Strides(c.shape.size(), 0), 0}};
+    }
+    case ir::Op::iota: {
+      const auto& iota = node->attr<ir::IotaAttr>();
+      return ir::Value{iota_buffer(), iota.dtype, iota.layout};
     }
     default: break;
   }

@@ -21,8 +21,15 @@ class ValueTable {
   void drop(const ir::Node* node) { values_.erase(node); }
   bool has(const ir::Node* node) const { return values_.count(node) != 0; }
   // The value of any node that needs no computation of its own here: an input, a constant (one
-  // element with zero strides), a materialised node, or a view chain over one of these.
+  // element with zero strides), a materialised node, or a view chain over one of these; an iota
+  // no step wrote is its layout over no memory, at codegen::kIotaAddress (its readers' kernels
+  // compute it: loop_kernel.hpp, "Iota leaves").
   ir::Value resolve(const ir::NodePtr& node) const;
+  // An iota that no step wrote: a kernel reading it computes it, nothing else may read it.
+  bool computed_by_readers(const ir::Node& node) const { return node.op() == ir::Op::iota && !has(&node); }
+  // The leaf a kernel reads for `read`, whose value is resolve(read): the iota itself when its
+  // readers compute it, else an `input` over the value's memory and layout.
+  ir::NodePtr kernel_leaf(const ir::NodePtr& read, const ir::Value& value) const;
   // The address of the first element of resolve(node)'s layout; for an input or a materialised
   // node without copying its layout (a launch's hot path).
   const void* first_element(const ir::NodePtr& node) const;

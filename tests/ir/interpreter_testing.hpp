@@ -112,7 +112,7 @@ inline NodePtr where(NodePtr condition, NodePtr a, NodePtr b) {
   return Node::make(Op::where, {std::move(condition), std::move(a), std::move(b)});
 }
 inline NodePtr iota(DType dtype, std::int64_t count, double start, double step) {
-  return Node::make(Op::iota, {}, IotaAttr{dtype, count, start, step});
+  return make_iota(dtype, count, start, step);
 }
 
 }  // namespace tensorjit::ir::testing

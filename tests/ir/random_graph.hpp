@@ -279,7 +279,7 @@ class RandomGraphBuilder {
       start = random_start_or_step<T>();
       step = random_start_or_step<T>();
     });
-    auto iota = add(ir::Node::make(ir::Op::iota, {}, ir::IotaAttr{dtype, numel(shape), start, step}));
+    auto iota = add(ir::make_iota(dtype, numel(shape), start, step));
     return shape.size() == 1 ? iota : add(ir::make_reshape(iota, shape));
   }
 

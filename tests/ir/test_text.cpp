@@ -174,12 +174,14 @@ TEST_CASE("text: every source and view op, hand-written") {
       "  %1 = permute f64[0, 3, 2] %0 perm=[1, 2, 0]\n",
       "%1"));
   round_trip(one_node_graph(
-      "  %0 = iota i32[6] start=-3 step=0.5\n"
+      "  %0 = iota i32[6] start=-3 step=0.5 strides=[1] offset=0\n"
       "  %1 = reshape i32[2, 1, 3] %0 shape=[2, 1, 3]\n"
       "  %2 = expand i32[4, 2, 5, 3] %1 shape=[4, 2, 5, 3]\n"
       "  %3 = slice i32[4, 2, 3, 3] %2 axis=2 start=4 step=-2 count=3\n",
       "%3, %1"));
-  round_trip(one_node_graph("  %0 = iota f64[0] start=0 step=1\n", "%0"));
+  round_trip(one_node_graph("  %0 = iota f64[0] start=0 step=1 strides=[1] offset=0\n", "%0"));
+  // A view folded into an iota's layout (fold_views).
+  round_trip(one_node_graph("  %0 = iota i64[3, 4] start=2 step=-1.5 strides=[0, -2] offset=7\n", "%0"));
   round_trip(one_node_graph(
       "  %0 = constant bool[] value=true\n"
       "  %1 = reshape bool[1, 1] %0 shape=[1, 1]\n",

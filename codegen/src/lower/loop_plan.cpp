@@ -61,21 +61,28 @@ LoopPlan make_loop_plan(const LoopKernelSpec& spec) {
   std::unordered_map<const ir::Node*, int> input_positions;
   for (std::size_t k = 0; k < spec.inputs.size(); ++k) {
     const auto& input = spec.inputs[k];
-    TJ_INTERNAL_CHECK(input && input->op() == ir::Op::input)
-        << "loop kernel: argument " << k << " is not an input node";
+    TJ_INTERNAL_CHECK(input && (input->op() == ir::Op::input || input->op() == ir::Op::iota))
+        << "loop kernel: argument " << k << " is not an input or iota node";
     input_positions.emplace(input.get(), static_cast<int>(k));
     plan.input_dtypes.push_back(input->dtype());
+    std::optional<IotaLeaf> iota;
+    if (input->op() == ir::Op::iota) {
+      const auto& attr = input->attr<ir::IotaAttr>();
+      iota = IotaLeaf{attr.start, attr.step};
+    }
+    plan.input_iotas.push_back(iota);
   }
 
   std::unordered_map<const ir::Node*, int> positions;
   for (const auto& node : ir::topological_order(spec.expression)) {
     LoopPlanNode entry;
-    entry.op = node->op();
+    // An iota leaf is an input of the plan: only how it is read differs (input_iotas).
+    entry.op = node->op() == ir::Op::iota ? ir::Op::input : node->op();
     entry.dtype = node->dtype();
-    if (node->op() == ir::Op::input) {
+    if (entry.op == ir::Op::input) {
       auto found = input_positions.find(node.get());
       TJ_INTERNAL_CHECK(found != input_positions.end())
-          << "loop kernel: an input leaf (" << dtype_name(node->dtype()) << ") is not among the "
+          << "loop kernel: a leaf (" << dtype_name(node->dtype()) << ") is not among the "
           << spec.inputs.size() << " kernel inputs";
       entry.input_index = found->second;
     } else if (node->op() == ir::Op::constant) {
@@ -102,6 +109,10 @@ std::string loop_plan_text(const LoopPlan& plan) {
     text << " in" << k << ":" << dtype_name(plan.input_dtypes[k]) << ":"
          << access_name(plan.access[k]);
     if (plan.fetched_by_caller[k]) text << ":fetched";
+    if (const auto& iota = plan.input_iotas[k]) {
+      text << ":iota(" << std::hex << std::bit_cast<std::uint64_t>(iota->start) << ","
+           << std::bit_cast<std::uint64_t>(iota->step) << ")" << std::dec;
+    }
   }
   text << ";";
   for (std::size_t n = 0; n < plan.nodes.size(); ++n) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,11 +13,23 @@
 
 namespace tensorjit::codegen {
 
+// An iota leaf's values (ir::IotaAttr without its layout, which the kernel's strides carry).
+struct IotaLeaf {
+  double start = 0;
+  double step = 1;
+};
+
+// What a kernel input is: memory of `dtype`, or an iota of it (leaf_values.hpp reads either).
+struct LeafSource {
+  DType dtype = DType::f32;
+  std::optional<IotaLeaf> iota;
+};
+
 struct LoopPlanNode {
   ir::Op op = ir::Op::constant;
   DType dtype = DType::f32;           // the node's result dtype (a cast's target)
   std::vector<int> operands;          // positions in LoopPlan::nodes, all earlier than this one
-  int input_index = -1;               // input leaves: position in LoopKernelSpec::inputs
+  int input_index = -1;               // input and iota leaves (op input): position in LoopKernelSpec::inputs
   ir::Scalar constant;                // constant leaves: the value, as the interpreter reads it
 };
 
@@ -24,10 +37,13 @@ struct LoopPlan {
   std::vector<LoopPlanNode> nodes;    // topological order
   std::vector<int> outputs;           // positions in `nodes`, one per kernel output
   std::vector<DType> input_dtypes;    // one per LoopKernelSpec input
+  std::vector<std::optional<IotaLeaf>> input_iotas;  // one per input: set for an iota leaf
   std::vector<InnerAccess> access;    // one per LoopKernelSpec input
   LoopForm form = LoopForm::flat;     // LoopKernelSpec::form
   bool streaming_stores = false;      // LoopKernelSpec::streaming_stores
   std::vector<bool> fetched_by_caller;  // one per input (LoopKernelSpec::fetched_by_caller)
+
+  LeafSource source(std::size_t k) const { return {input_dtypes[k], input_iotas[k]}; }
 };
 
 // Flattens `spec`. Throws InternalError when the spec breaks loop_kernel.hpp's contract: an op

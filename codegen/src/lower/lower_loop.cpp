@@ -11,6 +11,7 @@
 #include "codegen/src/lower/counted_loop.hpp"
 #include "codegen/src/lower/emit_elementwise.hpp"
 #include "codegen/src/lower/kernel_lowering.hpp"
+#include "codegen/src/lower/leaf_values.hpp"
 #include "codegen/src/lower/streaming_store.hpp"
 #include "codegen/src/vector_math/vector_math.hpp"
 
@@ -256,7 +257,8 @@ void LoopLowering::emit_tile_prefetch(const std::vector<llvm::Value*>& row_strid
   llvm::Function* prefetch =
       llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::prefetch, {builder_.getPtrTy()});
   for (std::size_t k = 0; k < input_bases_.size(); ++k) {
-    if (plan_.access[k] != InnerAccess::contiguous || plan_.fetched_by_caller[k]) continue;
+    if (plan_.access[k] != InnerAccess::contiguous || plan_.fetched_by_caller[k] || plan_.input_iotas[k])
+      continue;
     const DType dtype = plan_.input_dtypes[k];
     llvm::Value* ahead = builder_.CreateAdd(
         row_offsets_[k], builder_.CreateMul(row_strides[k], index(kTilePrefetchRows)));
@@ -297,10 +299,7 @@ void LoopLowering::emit_row_piece(llvm::Value* column, llvm::Value* position, ll
         // Hoisted out of the inner loops: one load and one splat per row piece.
         llvm::Value* pointer =
             builder_.CreateGEP(element_type(dtype), input_bases_[k], row_offsets_[k]);
-        llvm::Value* loaded =
-            builder_.CreateAlignedLoad(element_type(dtype), pointer, element_align(dtype));
-        ElementwiseEmitter scalar_emitter(builder_, module_, 1);
-        row.broadcast_scalar = scalar_emitter.from_memory(dtype, loaded);
+        row.broadcast_scalar = LeafReader(builder_, module_, 1).read(plan_.source(k), pointer);
         row.broadcast_vector = builder_.CreateVectorSplat(shape_.lanes, row.broadcast_scalar);
         break;
       }
@@ -427,34 +426,19 @@ llvm::Value* LoopLowering::emit_inner_loop(const char* name, unsigned lanes, uns
 llvm::Value* LoopLowering::load_input(std::size_t k, unsigned lanes, llvm::Value* column) {
   const DType dtype = plan_.input_dtypes[k];
   const RowInput& row = row_inputs_[k];
-  ElementwiseEmitter emitter(builder_, module_, lanes);
+  LeafReader reader(builder_, module_, lanes);
   llvm::Type* element = element_type(dtype);
   switch (plan_.access[k]) {
     case InnerAccess::broadcast:
       if (lanes == 1) return row.broadcast_scalar;
       return lanes == shape_.lanes ? row.broadcast_vector
                                    : builder_.CreateVectorSplat(lanes, row.broadcast_scalar);
-    case InnerAccess::contiguous: {
-      llvm::Type* type = lanes == 1 ? element : llvm::FixedVectorType::get(element, lanes);
-      llvm::Value* pointer = builder_.CreateGEP(element, row.row_pointer, column);
-      return emitter.from_memory(dtype,
-                                 builder_.CreateAlignedLoad(type, pointer, element_align(dtype)));
-    }
-    case InnerAccess::strided: {
-      // Scalar loads assembled with insertelement: gathers are slow on the CPUs we target.
-      auto load_at = [&](llvm::Value* lane_column) {
-        llvm::Value* pointer = builder_.CreateGEP(
-            element, row.row_pointer, builder_.CreateMul(lane_column, row.inner_stride));
-        return builder_.CreateAlignedLoad(element, pointer, element_align(dtype));
-      };
-      if (lanes == 1) return emitter.from_memory(dtype, load_at(column));
-      llvm::Value* vector = llvm::PoisonValue::get(llvm::FixedVectorType::get(element, lanes));
-      for (unsigned lane = 0; lane < lanes; ++lane) {
-        vector = builder_.CreateInsertElement(
-            vector, load_at(builder_.CreateAdd(column, index(lane))), lane);
-      }
-      return emitter.from_memory(dtype, vector);
-    }
+    case InnerAccess::contiguous:
+      return reader.read(plan_.source(k), builder_.CreateGEP(element, row.row_pointer, column));
+    case InnerAccess::strided:
+      return reader.read_strided(plan_.source(k),
+                                 builder_.CreateGEP(element, row.row_pointer, builder_.CreateMul(column, row.inner_stride)),
+                                 row.inner_stride);
   }
   TJ_INTERNAL_CHECK(false) << "loop kernel: unknown access class";
   return nullptr;  // not reached: the check throws

@@ -423,9 +423,7 @@ void ReduceLowering::bind_rows(const std::vector<llvm::Value*>& offsets, llvm::V
                                               builder_.CreateMul(column, inner_strides_[k]));
         break;
       case InnerAccess::broadcast: {
-        ElementwiseEmitter scalar(builder_, module_, 1);
-        rows_[k].broadcast_scalar = scalar.from_memory(
-            dtype, builder_.CreateAlignedLoad(memory_type(dtype), base, align(dtype)));
+        rows_[k].broadcast_scalar = LeafReader(builder_, module_, 1).read(plan_.producer.source(k), base);
         rows_[k].broadcast_vector = builder_.CreateVectorSplat(lanes_, rows_[k].broadcast_scalar);
         break;
       }
@@ -443,7 +441,7 @@ void ReduceLowering::emit_stream_prefetch(llvm::Value* column) {
   llvm::Function* prefetch =
       llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::prefetch, {builder_.getPtrTy()});
   for (std::size_t k = 0; k < producer_count(); ++k) {
-    if (plan_.producer.access[k] != InnerAccess::contiguous) continue;
+    if (plan_.producer.access[k] != InnerAccess::contiguous || plan_.producer.input_iotas[k]) continue;
     const DType dtype = plan_.producer.input_dtypes[k];
     llvm::Value* at = builder_.CreateGEP(memory_type(dtype), rows_[k].pointer, column);
     const auto bytes = static_cast<std::int64_t>(lanes_ * itemsize(dtype));
@@ -457,33 +455,20 @@ void ReduceLowering::emit_stream_prefetch(llvm::Value* column) {
 // Input k of the producer on `lanes` columns of the current row piece from `column`.
 llvm::Value* ReduceLowering::load_along_reduced_axis(std::size_t k, unsigned lanes,
                                                      llvm::Value* column) {
-  const DType dtype = plan_.producer.input_dtypes[k];
-  llvm::Type* element = memory_type(dtype);
+  llvm::Type* element = memory_type(plan_.producer.input_dtypes[k]);
   const ProducerRow& row = rows_[k];
-  ElementwiseEmitter emitter(builder_, module_, lanes);
+  LeafReader reader(builder_, module_, lanes);
   switch (plan_.producer.access[k]) {
     case InnerAccess::broadcast:
       return lanes == 1 ? row.broadcast_scalar : row.broadcast_vector;
-    case InnerAccess::contiguous: {
-      llvm::Type* type = lanes == 1 ? element : llvm::FixedVectorType::get(element, lanes);
-      llvm::Value* pointer = builder_.CreateGEP(element, row.pointer, column);
-      return emitter.from_memory(dtype, builder_.CreateAlignedLoad(type, pointer, align(dtype)));
-    }
+    case InnerAccess::contiguous:
+      return reader.read(plan_.producer.source(k), builder_.CreateGEP(element, row.pointer, column));
     case InnerAccess::strided:
       break;
   }
-  // Scalar loads assembled with insertelement: gathers are slow on the CPUs we target.
-  auto load_at = [&](llvm::Value* lane_column) {
-    llvm::Value* pointer = builder_.CreateGEP(element, row.pointer,
-                                              builder_.CreateMul(lane_column, inner_strides_[k]));
-    return builder_.CreateAlignedLoad(element, pointer, align(dtype));
-  };
-  if (lanes == 1) return emitter.from_memory(dtype, load_at(column));
-  llvm::Value* vector = llvm::PoisonValue::get(llvm::FixedVectorType::get(element, lanes));
-  for (unsigned lane = 0; lane < lanes; ++lane)
-    vector = builder_.CreateInsertElement(vector, load_at(builder_.CreateAdd(column, index(lane))),
-                                          lane);
-  return emitter.from_memory(dtype, vector);
+  return reader.read_strided(plan_.producer.source(k),
+                             builder_.CreateGEP(element, row.pointer, builder_.CreateMul(column, inner_strides_[k])),
+                             inner_strides_[k]);
 }
 
 void ReduceLowering::emit_consumer(llvm::Value* output, llvm::Value* result,
@@ -498,11 +483,10 @@ void ReduceLowering::emit_consumer(llvm::Value* output, llvm::Value* result,
     } else if (node.op == ir::Op::input) {
       // Consumer input i (i >= 1) is kernel input producer_count() + i - 1.
       const std::size_t k = producer_count() + static_cast<std::size_t>(node.input_index) - 1;
-      const DType dtype = consumer.input_dtypes[static_cast<std::size_t>(node.input_index)];
+      const auto input = static_cast<std::size_t>(node.input_index);
       llvm::Value* pointer =
-          builder_.CreateGEP(memory_type(dtype), input_bases_[k], kept_offsets[k]);
-      values[n] = emitter.from_memory(
-          dtype, builder_.CreateAlignedLoad(memory_type(dtype), pointer, align(dtype)));
+          builder_.CreateGEP(memory_type(consumer.input_dtypes[input]), input_bases_[k], kept_offsets[k]);
+      values[n] = LeafReader(builder_, module_, 1).read(consumer.source(input), pointer);
     } else if (node.op == ir::Op::constant) {
       values[n] = emitter.constant(node.dtype, node.constant);
     } else {

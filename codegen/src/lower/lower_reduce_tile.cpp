@@ -62,30 +62,16 @@ void ReduceLowering::emit_output_tile(llvm::Value* output, unsigned strip, bool 
 // Input k of the producer for the V outputs of a tile, from its element at `pointer` (the tile's
 // first output) along the innermost kept axis.
 llvm::Value* ReduceLowering::load_along_kept_axis(std::size_t k, llvm::Value* pointer) {
-  const DType dtype = plan_.producer.input_dtypes[k];
-  llvm::Type* element = memory_type(dtype);
-  ElementwiseEmitter emitter(builder_, module_, lanes_);
+  const LeafSource leaf = plan_.producer.source(k);
   switch (plan_.producer_kept_access[k]) {
     case InnerAccess::contiguous:
-      return emitter.from_memory(
-          dtype, builder_.CreateAlignedLoad(llvm::FixedVectorType::get(element, lanes_), pointer,
-                                            align(dtype)));
+      return LeafReader(builder_, module_, lanes_).read(leaf, pointer);
     case InnerAccess::broadcast:
-      return builder_.CreateVectorSplat(
-          lanes_,
-          ElementwiseEmitter(builder_, module_, 1)
-              .from_memory(dtype, builder_.CreateAlignedLoad(element, pointer, align(dtype))));
+      return builder_.CreateVectorSplat(lanes_, LeafReader(builder_, module_, 1).read(leaf, pointer));
     case InnerAccess::strided:
       break;
   }
-  llvm::Value* vector = llvm::PoisonValue::get(llvm::FixedVectorType::get(element, lanes_));
-  for (unsigned lane = 0; lane < lanes_; ++lane) {
-    llvm::Value* at = builder_.CreateGEP(element, pointer,
-                                         builder_.CreateMul(index(lane), kept_inner_strides_[k]));
-    vector = builder_.CreateInsertElement(
-        vector, builder_.CreateAlignedLoad(element, at, align(dtype)), lane);
-  }
-  return emitter.from_memory(dtype, vector);
+  return LeafReader(builder_, module_, lanes_).read_strided(leaf, pointer, kept_inner_strides_[k]);
 }
 
 // A tile's row piece: element j of the row (reduced position `position + j`) for the V outputs of

@@ -22,12 +22,14 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 
 #include <tensorjit/ir/check.hpp>
 
 #include "codegen/src/lower/counted_loop.hpp"
 #include "codegen/src/lower/emit_plan.hpp"
 #include "codegen/src/lower/kernel_lowering.hpp"
+#include "codegen/src/lower/leaf_values.hpp"
 
 namespace tensorjit::codegen {
 namespace {
@@ -39,6 +41,7 @@ constexpr unsigned kStripRegisters = 8;
 // An operand's walk along the innermost line axis and the scanned axis.
 struct Operand {
   DType dtype = DType::f32;
+  std::optional<IotaLeaf> iota;  // an iota leaf: computed from its address (leaf_values.hpp)
   InnerAccess access = InnerAccess::contiguous;
   llvm::Value* base = nullptr;  // the buffer's element pointer
   llvm::Value* line_stride = nullptr;
@@ -99,11 +102,15 @@ class ScanLowering : KernelLowering {
       o.scan_stride = load_index(strides, builder_.CreateAdd(first, index(kMaxLoopRank)), "scan_stride");
       return o;
     };
-    for (std::size_t k = 0; k < producer_count(); ++k)
+    for (std::size_t k = 0; k < producer_count(); ++k) {
       inputs_.push_back(operand(inputs, input_strides, k, plan_.producer.input_dtypes[k], plan_.producer.access[k]));
-    for (std::size_t k = 1; k < plan_.consumer.input_dtypes.size(); ++k)
+      inputs_.back().iota = plan_.producer.input_iotas[k];
+    }
+    for (std::size_t k = 1; k < plan_.consumer.input_dtypes.size(); ++k) {
       inputs_.push_back(operand(inputs, input_strides, producer_count() + k - 1, plan_.consumer.input_dtypes[k],
                                 plan_.consumer.access[k]));
+      inputs_.back().iota = plan_.consumer.input_iotas[k];
+    }
     for (std::size_t j = 0; j < plan_.output_access.size(); ++j)
       outputs_.push_back(operand(outputs, output_strides, j, plan_.consumer.nodes[plan_.consumer.outputs[j]].dtype,
                                  plan_.output_access[j]));
@@ -186,6 +193,14 @@ class ScanLowering : KernelLowering {
   llvm::Value* load(const Operand& o, unsigned lanes, llvm::Value* column, llvm::Value* i) {
     ElementwiseEmitter emitter(builder_, module_, lanes);
     llvm::Value* pointer = element_pointer(o, column, i);
+    if (o.iota) {
+      const LeafSource leaf{o.dtype, o.iota};
+      if (lanes == 1 || o.access == InnerAccess::broadcast) {
+        llvm::Value* value = LeafReader(builder_, module_, 1).read(leaf, pointer);
+        return lanes == 1 ? value : builder_.CreateVectorSplat(lanes, value);
+      }
+      return LeafReader(builder_, module_, lanes).read_strided(leaf, pointer, o.line_stride);
+    }
     llvm::Type* type = element(o.dtype);
     if (lanes == 1) return emitter.from_memory(o.dtype, builder_.CreateAlignedLoad(type, pointer, align(o.dtype)));
     switch (o.access) {

@@ -13,6 +13,7 @@
 #include "codegen/src/lower/counted_loop.hpp"
 #include "codegen/src/lower/emit_elementwise.hpp"
 #include "codegen/src/lower/kernel_lowering.hpp"
+#include "codegen/src/lower/leaf_values.hpp"
 #include "codegen/src/lower/lower_reduce.hpp"
 #include "codegen/src/lower/reduce_values.hpp"
 

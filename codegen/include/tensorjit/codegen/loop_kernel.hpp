@@ -2,7 +2,7 @@
 // lowering to LLVM IR (codegen/src/lower_loop*.cpp). LLVM-free.
 //
 // A kernel is an expression graph of elementwise ops (ops.def categories unary, binary, ternary)
-// whose leaves are `input` nodes and `constant` nodes, all of one shape: the iteration domain.
+// whose leaves are `input`, `iota` and `constant` nodes, all of one shape: the iteration domain.
 // Views were folded into the inputs' layouts before (no movement op reaches a kernel). Its outputs
 // are the graph's outputs, each written contiguously over the domain.
 //
@@ -16,6 +16,13 @@
 // a product epilogue (runtime/src/product_step.cpp) runs one call per finished tile of C, whose
 // rows are ldc apart, and writes its result in place into C. Its loop nest is a plain loop over
 // rows (no flat-range decomposition, no odometer), since a tile has only a few short rows.
+// Iota leaves. An `iota` leaf is an argument like an input, with strides, but has no memory: its
+// pointer is the address its element at offset e would have in a buffer at kIotaAddress
+// (kIotaAddress + e * itemsize; never dereferenced), and the kernel computes the value at the
+// offset it reaches there as ir::IotaAttr defines it (start + e * step in double, converted as
+// cast converts), so a view folded into its layout reads what that view of the iota holds, and
+// any caller's pointer arithmetic on inputs (blocks, tiles, rows) works on it unchanged. The reduce
+// and row kernels take iota leaves the same way.
 // Sizes and strides are run-time arguments: a new size or stride does not recompile; only the
 // inner-axis access class of each input (below) is part of the kernel's key. The inner axis is
 // processed in explicit vectors of the target width, unrolled; the tail of a row computes the same
@@ -50,6 +57,10 @@ namespace tensorjit::codegen {
 
 inline constexpr int kMaxLoopRank = 8;
 
+// Where an iota leaf's element offset 0 would be (above): far from null, and low enough that
+// kIotaAddress + offset * itemsize fits in 64 bits for any offset a node can have.
+inline constexpr std::uintptr_t kIotaAddress = std::uintptr_t{1} << 12;
+
 // How an input is read along the innermost axis of the domain.
 enum class InnerAccess : std::uint8_t {
   contiguous,  // stride 1: vector loads
@@ -77,7 +88,7 @@ enum class LoopForm : std::uint8_t {
 
 struct LoopKernelSpec {
   ir::Graph expression;                      // outputs = the kernel's outputs
-  std::vector<ir::NodePtr> inputs;           // the graph's `input` leaves, in argument order
+  std::vector<ir::NodePtr> inputs;           // the graph's `input` and `iota` leaves, in argument order
   std::vector<InnerAccess> access;           // one per input
   LoopForm form = LoopForm::flat;
   // Store whole vectors to the outputs with non-temporal (streaming) stores, which write around

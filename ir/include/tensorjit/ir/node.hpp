@@ -45,9 +45,14 @@ struct ConstantAttr {
   Shape shape;
   Scalar value;
 };
-struct IotaAttr {  // value[i] = start + i * step, computed in double, then converted to dtype
+// The value at a multi-index is start + step * offset, computed in double (a multiply and an add,
+// two roundings), then converted to dtype as cast converts; offset is the element offset an input
+// of this layout would read there (layout.offset + sum index_d * layout.strides[d], never
+// negative). A fresh iota has the contiguous 1-D layout, so element i is start + i * step; views
+// of it fold into the layout (fold_views), and give the values of the same views of that 1-D iota.
+struct IotaAttr {
   DType dtype = DType::f32;
-  std::int64_t count = 0;
+  Layout layout;
   double start = 0;
   double step = 1;
 };
@@ -164,6 +169,8 @@ bool attrs_equal(const Attrs& a, const Attrs& b);
 // ---- convenience builders over Node::make, used by the API and the passes ----
 NodePtr make_input(std::shared_ptr<Buffer> buffer, DType dtype, Layout layout);
 NodePtr make_constant(DType dtype, Shape shape, Scalar value);
+// start + i * step for i in [0, count): the 1-D iota.
+NodePtr make_iota(DType dtype, std::int64_t count, double start, double step);
 NodePtr make_unary(Op op, NodePtr x);
 NodePtr make_binary(Op op, NodePtr a, NodePtr b);
 NodePtr make_cast(NodePtr x, DType dtype);

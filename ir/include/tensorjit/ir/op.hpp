@@ -45,6 +45,8 @@ constexpr std::string_view op_name(Op op) { return info(op).name; }
 constexpr OpCategory category(Op op) { return info(op).category; }
 
 constexpr bool is_movement(Op op) { return category(op) == OpCategory::movement; }
+// input, constant, iota: values no step needs to compute before a kernel reads them.
+constexpr bool is_source(Op op) { return category(op) == OpCategory::source; }
 constexpr bool is_elementwise(Op op) {
   auto c = category(op);
   return c == OpCategory::unary || c == OpCategory::binary || c == OpCategory::ternary;

@@ -20,7 +20,8 @@
 //     input        strides=[...] offset=<int>     (the buffer is not in the text: parsed inputs
 //                                                  are unbound, with fresh ids)
 //     constant     value=<v>                      (the node's dtype and shape are the constant's)
-//     iota         start=<f64> step=<f64>          (the count is the 1-D shape)
+//     iota         start=<f64> step=<f64> strides=[...] offset=<int>   (IotaAttr: the layout of a
+//                                                  view of the 1-D iota; [1] and 0 when fresh)
 //     reshape, expand  shape=[...]
 //     permute      perm=[...]
 //     slice        axis=<int> start=<int> step=<int> count=<int>
