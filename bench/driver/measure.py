@@ -44,6 +44,16 @@ def relative_difference(reference, answer):
     return difference / scale if scale > 0 else difference
 
 
+def distribution_difference(reference, answer):
+    """How far two random draws' mean and standard deviation are apart, in the reference's
+    standard deviations."""
+    if reference.shape != answer.shape:
+        return float("inf")
+    reference, answer = reference.astype(np.float64), answer.astype(np.float64)
+    spread = float(reference.std()) or 1.0
+    return max(abs(float(reference.mean() - answer.mean())), abs(float(reference.std() - answer.std()))) / spread
+
+
 def prepare_and_check(case, workers, folder, log):
     """Prepares the case on every worker; returns {peer: record}, timed peers marked 'checked'."""
     records, answers = {}, {}
@@ -67,7 +77,8 @@ def prepare_and_check(case, workers, folder, log):
     # tensorjit's answer is the reference; without one, the first peer's stands in (and says so).
     reference_name = TENSORJIT if TENSORJIT in answers else next(iter(answers), None)
     for name, answer in answers.items():
-        difference = relative_difference(answers[reference_name], answer)
+        compare = distribution_difference if case.check == "distribution" else relative_difference
+        difference = compare(answers[reference_name], answer)
         records[name]["difference"] = difference
         records[name]["reference"] = reference_name
         if not difference <= case.tolerance:

@@ -1,10 +1,12 @@
-"""The cases of the workloads W1-W9, W11 and W14 of bench/README.md (W10 is latency.py), with what
+"""The cases of the workloads W1-W9, W11, W13 and W14 of bench/README.md (W10 is latency.py), with what
 each moves and computes, so a time can be read as a fraction of the machine's limits, and the
 tolerance a peer's answer must meet against tensorjit's before it is timed.
 
 Tolerance: max |peer - tensorjit| <= tolerance * max |tensorjit| over every output element. It is
 near f32's rounding for elementwise chains (peers may contract a*b + c into an FMA or use other
 exp/tanh approximations), and wider where the summation order is free (reductions, products).
+Random draws (check="distribution") differ element by element between generators: their mean and
+standard deviation must agree within tolerance times tensorjit's standard deviation.
 """
 from dataclasses import dataclass
 
@@ -21,6 +23,7 @@ class Case:
     flops: int = 0      # floating-point operations of one call, for the product workloads
     tolerance: float = 1e-6
     quick: bool = False  # part of --quick's reduced set
+    check: str = "values"  # or "distribution": random draws, compared by their moments
 
     @property
     def group(self):
@@ -80,6 +83,17 @@ def all_cases():
         Case("W14sort", "f32", (16 * MI,), "W14 sort (values and positions), 16 Mi", bytes=16 * 16 * MI,
              tolerance=0),
         Case("W14topk", "f32", (side, side), "W14 topk(10) over rows, 4096²", bytes=4 * side * side, tolerance=0),
+    ]
+    # W13: random numbers drawn in the kernel (a new key each call), and dropout's mask fused into
+    # its use against the same pass without the mask (x * 2).
+    n = 16 * MI
+    cases += [
+        Case("W13uniform", "f32", (n,), "W13 uniform, 16 Mi f32", bytes=4 * n, tolerance=1e-2,
+             check="distribution", quick=True),
+        Case("W13normal", "f32", (n,), "W13 normal, 16 Mi f32", bytes=4 * n, tolerance=1e-2, check="distribution"),
+        Case("W13dropout", "f32", (n,), "W13 x * (uniform > 0.1), 16 Mi f32", bytes=8 * n, tolerance=1e-2,
+             check="distribution"),
+        Case("W13scale", "f32", (n,), "W13 x * 2 (dropout's pass without the mask), 16 Mi f32", bytes=8 * n),
     ]
     return cases
 

@@ -18,6 +18,11 @@ class Unsupported(Exception):
     pass
 
 
+# W13: random draws (each peer's own generator) and dropout's mask, with its baseline x * 2.
+RANDOM = ("W13uniform", "W13normal", "W13dropout", "W13scale")
+DROPOUT_P = 0.1
+
+
 def adam_step(sqrt, p, g, m, v):
     """PyTorch's Adam formula (no amsgrad, no weight decay) as array expressions."""
     a = ADAM
@@ -56,6 +61,8 @@ def inputs_for(workload, dtype, d):
         return [x(1, (d[0], d[1])), x(2, (d[1], d[2])), x(3, (d[2],)), x(4, (d[2], d[3])), x(5, (d[3],))]
     if workload == "W9":
         return [x(1, (d[0],)), x(2, (d[0],)), x(3, (d[0],)), x(4, (d[0],), positive=True)]
+    if workload in RANDOM:
+        return [x(1, (d[0],))]
     raise Unsupported(f"unknown workload {workload}")
 
 
@@ -99,6 +106,13 @@ def numpy_peer(threads):
 
     functions["W14cumsum"] = np.cumsum
     functions["W14sort"] = np.sort  # its default kind: x86-simd-sort's AVX-512 quicksort from NumPy 1.26
+    rng = np.random.default_rng(0)
+    functions.update({
+        "W13uniform": lambda x: rng.random(x.shape, dtype=np.float32),
+        "W13normal": lambda x: rng.standard_normal(x.shape, dtype=np.float32),
+        "W13dropout": lambda x: x * (rng.random(x.shape, dtype=np.float32) > DROPOUT_P),
+        "W13scale": lambda x: x * np.float32(2),
+    })
 
     def prepare(workload, dtype, d):
         if workload == "W14topk":
@@ -171,8 +185,22 @@ def jax_peer(threads):
     functions["W14sort"] = lambda x: jax.lax.sort_key_val(x, jnp.arange(x.shape[0]))[0]
     functions["W14topk"] = lambda x: jax.lax.top_k(x, 10)[0]
 
+    draws = {
+        "W13uniform": lambda key, x: jax.random.uniform(key, x.shape),
+        "W13normal": lambda key, x: jax.random.normal(key, x.shape),
+        "W13dropout": lambda key, x: x * (jax.random.uniform(key, x.shape) > DROPOUT_P),
+        "W13scale": lambda key, x: x * 2,
+    }
+
     def prepare(workload, dtype, d):
         arrays = [jnp.asarray(a) for a in inputs_for(workload, dtype, d)]
+        if workload in RANDOM:
+            draw, calls = jax.jit(draws[workload]), [0]
+
+            def run():  # a new key each call, as tensorjit's worker draws
+                calls[0] += 1
+                return jax.block_until_ready(draw(jax.random.PRNGKey(calls[0]), *arrays))
+            return run, (lambda result: [np.asarray(result)])
         function = jax.jit(functions[workload])
         return (lambda: jax.block_until_ready(function(*arrays))), \
             (lambda result: [np.asarray(r) for r in as_tuple(result)])
@@ -191,8 +219,16 @@ def torch_peer(threads, compiled):
     functions["W14cumsum"] = lambda x: torch.cumsum(x, 0)
     functions["W14sort"] = lambda x: torch.sort(x, stable=True).values  # computes values and indices
     functions["W14topk"] = lambda x: torch.topk(x, 10).values
+    functions.update({
+        "W13uniform": lambda x: torch.rand(x.shape),
+        "W13normal": lambda x: torch.randn(x.shape),
+        "W13dropout": lambda x: x * (torch.rand(x.shape) > DROPOUT_P),
+        "W13scale": lambda x: x * 2,
+    })
 
     def prepare(workload, dtype, d):
+        if compiled and workload in RANDOM:
+            raise Unsupported("the random workloads run eager PyTorch only")
         arrays = [torch.from_numpy(a) for a in inputs_for(workload, dtype, d)]
         function = functions[workload]
         if compiled:

@@ -114,6 +114,15 @@ std::optional<bench::PreparedCase> prepare_typed(const bench::CaseRequest& reque
     auto w2 = input<T>(4, {d[2], d[3]}), b2 = input<T>(5, {d[3]});
     return make_case<T>([=] { return Outputs{tj::matmul(tj::relu(tj::matmul(x, w1) + b1), w2) + b2}; });
   }
+  if (w == "W13uniform" || w == "W13normal" || w == "W13dropout" || w == "W13scale") {
+    // A new key for every call, as a training loop draws: the key is a kernel argument.
+    auto step = std::make_shared<std::uint64_t>(0);
+    auto x = input<T>(1, {d[0]});
+    if (w == "W13scale") return make_case<T>([=] { return Outputs{x * 2.0f}; });
+    if (w == "W13dropout") return make_case<T>([=] { return Outputs{x * (tj::uniform(tj::key(++*step), {d[0]}) > 0.1f)}; });
+    if (w == "W13normal") return make_case<T>([=] { return Outputs{tj::normal(tj::key(++*step), {d[0]})}; });
+    return make_case<T>([=] { return Outputs{tj::uniform(tj::key(++*step), {d[0]})}; });
+  }
   if (w == "W9") {
     auto p = input<T>(1, {d[0]}), g = input<T>(2, {d[0]}), m = input<T>(3, {d[0]});
     auto v = input<T>(4, {d[0]}, /*positive=*/true);

@@ -33,6 +33,7 @@ bool operand_kind_allows(OperandKind kind, DType dtype) {
     case OperandKind::floating: return is_floating(dtype);
     case OperandKind::integer: return is_integer(dtype);
     case OperandKind::boolean: return is_bool(dtype);
+    case OperandKind::wide: return dtype == DType::i64;
   }
   return false;
 }
@@ -44,6 +45,7 @@ std::string_view operand_kind_name(OperandKind kind) {
     case OperandKind::floating: return "a floating dtype (f32 or f64)";
     case OperandKind::integer: return "an integer dtype (i32 or i64)";
     case OperandKind::boolean: return "bool";
+    case OperandKind::wide: return "i64";
   }
   return "?";
 }
@@ -273,6 +275,7 @@ Inferred infer(Op op, const std::vector<NodePtr>& inputs, const Attrs& attrs) {
         << describe_inputs(inputs);
   DType dtype = inputs[first]->dtype();
   if (oi.result == ResultKind::boolean) dtype = DType::boolean;
+  if (oi.result == ResultKind::word) dtype = DType::i32;
   if (op == Op::cast) {
     const auto* a = std::get_if<CastAttr>(&attrs);
     TJ_CHECK(a) << "cast: missing the target dtype";

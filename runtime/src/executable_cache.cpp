@@ -103,10 +103,11 @@ Cache& cache() {
   return *instance;
 }
 
-// Constants whose value no pass looks at (ir::is_structural_constant) and that an op reads
+// Constants whose value no pass looks at (ir::is_structural_constant), and every key a `philox`
+// reads (a draw with key 0 or 1 compiles the same kernel as with any other key), that an op reads
 // (directly or through views), unless the constant is also an output (filled contiguously, as
-// users expect of a result): kernels read them as arguments, so a loop whose scalars change each
-// step compiles nothing new.
+// users expect of a result): kernels read them as arguments, so a loop whose scalars or keys
+// change each step compiles nothing new.
 // A graph holds a few at most: a vector searched in order, no allocation for the usual none.
 using Arguments = std::vector<const ir::Node*>;
 
@@ -124,7 +125,9 @@ Arguments argument_constants(const ir::Graph& graph, const std::vector<ir::NodeP
       const auto& constant = base->attr<ir::ConstantAttr>();
       const bool output = std::any_of(graph.outputs.begin(), graph.outputs.end(),
                                       [&](const ir::NodePtr& out) { return out.get() == base; });
-      if (!output && !ir::is_structural_constant(constant.dtype, constant.value) && !is_argument(arguments, base))
+      const bool key = node->op() == ir::Op::philox && in == node->input(0);
+      if (!output && (key || !ir::is_structural_constant(constant.dtype, constant.value)) &&
+          !is_argument(arguments, base))
         arguments.push_back(base);
     }
   }

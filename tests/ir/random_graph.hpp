@@ -211,7 +211,8 @@ class RandomGraphBuilder {
                 (kind == ir::OperandKind::numeric && !is_bool(dtype)) ||
                 (kind == ir::OperandKind::floating && is_floating(dtype)) ||
                 (kind == ir::OperandKind::integer && is_integer(dtype)) ||
-                (kind == ir::OperandKind::boolean && is_bool(dtype));
+                (kind == ir::OperandKind::boolean && is_bool(dtype)) ||
+                (kind == ir::OperandKind::wide && dtype == DType::i64);
       if (ok) allowed.push_back(dtype);
     }
     return allowed;

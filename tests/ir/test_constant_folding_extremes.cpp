@@ -169,6 +169,7 @@ TEST_CASE("constant folding: every unary and binary op on every dtype's extremes
       for_each_operand_type(op, [&](auto tag) {
         using T = typename decltype(tag)::type;
         if (ir::is_comparison(op)) check_binary<T, bool>(op);
+        else if (ir::info(op).result == ir::ResultKind::word) check_binary<T, std::int32_t>(op);
         else check_binary<T, T>(op);
       });
     }

@@ -203,10 +203,14 @@ TEST_CASE("text: every unary and binary op, for each dtype it takes") {
                      (kind == ir::OperandKind::numeric && !tensorjit::is_bool(dtype)) ||
                      (kind == ir::OperandKind::floating && tensorjit::is_floating(dtype)) ||
                      (kind == ir::OperandKind::integer && tensorjit::is_integer(dtype)) ||
-                     (kind == ir::OperandKind::boolean && tensorjit::is_bool(dtype));
+                     (kind == ir::OperandKind::boolean && tensorjit::is_bool(dtype)) ||
+                     (kind == ir::OperandKind::wide && dtype == DType::i64);
       if (!allowed) continue;
       auto type = fmt::format("{}[3, 2]", tensorjit::dtype_name(dtype));
-      auto result = fmt::format("{}[3, 2]", ir::is_comparison(op) ? "bool" : tensorjit::dtype_name(dtype));
+      const DType result_dtype = ir::is_comparison(op)                         ? DType::boolean
+                                 : ir::info(op).result == ir::ResultKind::word ? DType::i32
+                                                                               : dtype;
+      auto result = fmt::format("{}[3, 2]", tensorjit::dtype_name(result_dtype));
       bool unary = ir::info(op).arity == 1;
       auto text = one_node_graph(
           fmt::format("  %0 = input {0} strides=[2, 1] offset=0\n"

@@ -5,6 +5,7 @@
 #include <tensorjit/ir/check.hpp>
 #include <tensorjit/ir/scalar_ops.hpp>
 
+#include "codegen/src/lower/emit_philox.hpp"
 #include "codegen/src/vector_math/vector_math.hpp"
 
 namespace tensorjit::codegen {
@@ -296,6 +297,7 @@ llvm::Value* ElementwiseEmitter::emit(Op op, DType result_dtype, DType operand_d
       << "loop kernel: " << ir::op_name(op) << " given " << operands.size() << " operands";
   if (op == Op::cast) return emit_cast(result_dtype, operand_dtype, operands[0]);
   if (op == Op::where) return builder_.CreateSelect(operands[0], operands[1], operands[2]);
+  if (op == Op::philox) return emit_philox_word(builder_, operands[0], operands[1]);
   if (vector_math::has_vector_math(op, operand_dtype)) {
     return vector_math::emit_vector_math(builder_, module_, lanes_, op, operand_dtype, operands);
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <map>
+#include <utility>
 #include <vector>
 
 #include <llvm/IR/IRBuilder.h>
@@ -10,6 +12,7 @@
 
 #include "codegen/src/lower/counted_loop.hpp"
 #include "codegen/src/lower/emit_elementwise.hpp"
+#include "codegen/src/lower/emit_philox.hpp"
 #include "codegen/src/lower/kernel_lowering.hpp"
 #include "codegen/src/lower/leaf_values.hpp"
 #include "codegen/src/lower/streaming_store.hpp"
@@ -24,6 +27,23 @@ namespace {
 // rows gave the wide gelu_tanh + residual layer 8-10% less time on two threads, 1 row about 2%
 // (docs/epilogues.md).
 constexpr std::int64_t kTilePrefetchRows = 2;
+
+// Whether `node` is a philox of a uniform key (a literal or a broadcast input) at the element's
+// own position (a contiguous i64 iota from 0 by 1): the random bits of consecutive elements, four
+// to a block, which the loop computes a block at a time (emit_philox_run).
+bool is_philox_run(const LoopPlan& plan, const LoopPlanNode& node) {
+  if (node.op != ir::Op::philox) return false;
+  const LoopPlanNode& key = plan.nodes[static_cast<std::size_t>(node.operands[0])];
+  const LoopPlanNode& position = plan.nodes[static_cast<std::size_t>(node.operands[1])];
+  const bool uniform_key =
+      key.op == ir::Op::constant ||
+      (key.op == ir::Op::input && plan.access[static_cast<std::size_t>(key.input_index)] == InnerAccess::broadcast);
+  if (!uniform_key || position.op != ir::Op::input) return false;
+  const auto k = static_cast<std::size_t>(position.input_index);
+  const auto& iota = plan.input_iotas[k];
+  return iota && iota->start == 0 && iota->step == 1 && plan.input_dtypes[k] == DType::i64 &&
+         plan.access[k] == InnerAccess::contiguous;
+}
 
 // The kernel's view of one input inside a row piece.
 struct RowInput {
@@ -78,6 +98,11 @@ class LoopLowering : KernelLowering {
                                llvm::Value* start, llvm::Value* count);
   // The whole expression on `lanes` columns from `column`, stored to every output.
   void emit_chunk(unsigned lanes, llvm::Value* column);
+  // A philox run (is_philox_run) on `lanes` columns from `column`: each block computed once when
+  // the first column's position is a multiple of 4 (emit_philox_run), else one block per lane.
+  llvm::Value* emit_philox_chunk(std::size_t n, unsigned lanes, llvm::Value* column);
+  // The key of philox run `node` (an i64 scalar) in the current row piece.
+  llvm::Value* philox_key(const LoopPlanNode& node);
   llvm::Value* load_input(std::size_t k, unsigned lanes, llvm::Value* column);
 
   const LoopPlan& plan_;
@@ -103,6 +128,9 @@ class LoopLowering : KernelLowering {
   // While the aligned vector loops of a streaming kernel are emitted: their stores are
   // non-temporal (LoopKernelSpec::streaming_stores).
   bool streaming_now_ = false;
+  // Per philox run and chunk's block count, its round keys, made once per row piece (outside the
+  // column loops, which LLVM does not hoist them out of on its own).
+  std::map<std::pair<std::size_t, unsigned>, PhiloxRoundKeys> philox_keys_;
 };
 
 void LoopLowering::build(const std::string& symbol, int vector_bits) {
@@ -305,6 +333,14 @@ void LoopLowering::emit_row_piece(llvm::Value* column, llvm::Value* position, ll
       }
     }
   }
+  philox_keys_.clear();
+  for (std::size_t n = 0; n < plan_.nodes.size(); ++n) {
+    if (!is_philox_run(plan_, plan_.nodes[n])) continue;
+    for (unsigned chunk : {shape_.lanes, shape_.lanes * shape_.unroll}) {
+      if (chunk % 8 == 0 && !philox_keys_.count({n, chunk / 4}))
+        philox_keys_.emplace(std::make_pair(n, chunk / 4), emit_philox_round_keys(builder_, philox_key(plan_.nodes[n]), chunk / 4));
+    }
+  }
   row_outputs_.clear();
   for (std::size_t j = 0; j < plan_.outputs.size(); ++j) {
     const DType dtype = plan_.nodes[plan_.outputs[j]].dtype;
@@ -444,12 +480,46 @@ llvm::Value* LoopLowering::load_input(std::size_t k, unsigned lanes, llvm::Value
   return nullptr;  // not reached: the check throws
 }
 
+llvm::Value* LoopLowering::philox_key(const LoopPlanNode& node) {
+  const LoopPlanNode& key = plan_.nodes[static_cast<std::size_t>(node.operands[0])];
+  if (key.op == ir::Op::constant) return ElementwiseEmitter(builder_, module_, 1).constant(DType::i64, key.constant);
+  return row_inputs_[static_cast<std::size_t>(key.input_index)].broadcast_scalar;
+}
+
+llvm::Value* LoopLowering::emit_philox_chunk(std::size_t n, unsigned lanes, llvm::Value* column) {
+  const LoopPlanNode& node = plan_.nodes[n];
+  const auto k = static_cast<std::size_t>(plan_.nodes[static_cast<std::size_t>(node.operands[1])].input_index);
+  llvm::Value* key = philox_key(node);
+  llvm::Value* first = iota_offset(builder_, DType::i64,
+                                   builder_.CreateGEP(element_type(DType::i64), row_inputs_[k].row_pointer, column));
+  llvm::BasicBlock* run = block("philox_run");
+  llvm::BasicBlock* per_lane = block("philox_per_lane");
+  llvm::BasicBlock* joined = block("philox_joined");
+  builder_.CreateCondBr(builder_.CreateICmpEQ(builder_.CreateAnd(first, index(3)), index(0)), run, per_lane);
+  builder_.SetInsertPoint(run);
+  llvm::Value* blocks = emit_philox_run(builder_, philox_keys_.at({n, lanes / 4}), first, lanes);
+  builder_.CreateBr(joined);
+  builder_.SetInsertPoint(per_lane);
+  std::vector<llvm::Constant*> lane_numbers;
+  for (unsigned lane = 0; lane < lanes; ++lane) lane_numbers.push_back(builder_.getInt64(lane));
+  llvm::Value* positions = builder_.CreateAdd(builder_.CreateVectorSplat(lanes, first), llvm::ConstantVector::get(lane_numbers));
+  llvm::Value* lanes_apart = emit_philox_word(builder_, builder_.CreateVectorSplat(lanes, key), positions);
+  builder_.CreateBr(joined);
+  builder_.SetInsertPoint(joined);
+  llvm::PHINode* words = builder_.CreatePHI(blocks->getType(), 2, "philox");
+  words->addIncoming(blocks, run);
+  words->addIncoming(lanes_apart, per_lane);
+  return words;
+}
+
 void LoopLowering::emit_chunk(unsigned lanes, llvm::Value* column) {
   ElementwiseEmitter emitter(builder_, module_, lanes);
   std::vector<llvm::Value*> values(plan_.nodes.size(), nullptr);
   for (std::size_t n = 0; n < plan_.nodes.size(); ++n) {
     const LoopPlanNode& node = plan_.nodes[n];
-    if (node.op == ir::Op::input) {
+    if (lanes % 8 == 0 && is_philox_run(plan_, node)) {
+      values[n] = emit_philox_chunk(n, lanes, column);
+    } else if (node.op == ir::Op::input) {
       values[n] = load_input(static_cast<std::size_t>(node.input_index), lanes, column);
     } else if (node.op == ir::Op::constant) {
       values[n] = emitter.constant(node.dtype, node.constant);
@@ -476,14 +546,25 @@ void LoopLowering::emit_chunk(unsigned lanes, llvm::Value* column) {
 }  // namespace
 
 LoopShape choose_loop_shape(const LoopPlan& plan, int vector_bits) {
+  // The key and position of a philox run are read as scalars (the run's blocks take their own
+  // lanes): their i64 does not halve the kernel's lanes when nothing else reads them.
+  std::vector<int> readers(plan.nodes.size(), 0), run_reads(plan.nodes.size(), 0);
+  for (const auto& node : plan.nodes)
+    for (int operand : node.operands) {
+      ++readers[static_cast<std::size_t>(operand)];
+      if (is_philox_run(plan, node)) ++run_reads[static_cast<std::size_t>(operand)];
+    }
+  for (int output : plan.outputs) ++readers[static_cast<std::size_t>(output)];
   std::size_t widest = 1;
   bool long_body = false;
-  for (DType dtype : plan.input_dtypes) widest = std::max(widest, itemsize(dtype));
-  for (const auto& node : plan.nodes) {
-    widest = std::max(widest, itemsize(node.dtype));
+  for (std::size_t n = 0; n < plan.nodes.size(); ++n) {
+    const LoopPlanNode& node = plan.nodes[n];
+    if (readers[n] == 0 || readers[n] > run_reads[n]) widest = std::max(widest, itemsize(node.dtype));
     if (node.operands.empty()) continue;
     const DType operand_dtype = plan.nodes[node.operands.back()].dtype;
-    if (is_per_lane_op(node.op, operand_dtype) || vector_math::has_vector_math(node.op, operand_dtype))
+    // Philox's ten rounds are such a body too.
+    if (is_per_lane_op(node.op, operand_dtype) || vector_math::has_vector_math(node.op, operand_dtype) ||
+        node.op == ir::Op::philox)
       long_body = true;
   }
   LoopShape shape;

@@ -5,4 +5,5 @@
 #include <tensorjit/error.hpp>
 #include <tensorjit/files.hpp>
 #include <tensorjit/functions.hpp>
+#include <tensorjit/random.hpp>
 #include <tensorjit/tensor.hpp>

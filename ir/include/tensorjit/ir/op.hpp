@@ -15,8 +15,8 @@ enum class Op : std::uint8_t {
 };
 
 enum class OpCategory : std::uint8_t { source, movement, unary, binary, ternary, reduce, scan, order, contraction };
-enum class OperandKind : std::uint8_t { any, numeric, floating, integer, boolean };
-enum class ResultKind : std::uint8_t { same, boolean, index, attr };
+enum class OperandKind : std::uint8_t { any, numeric, floating, integer, boolean, wide };
+enum class ResultKind : std::uint8_t { same, boolean, index, word, attr };
 enum class MathKind : std::uint8_t { exact, transcendental };
 
 struct OpInfo {
@@ -38,7 +38,7 @@ inline constexpr std::array kOpTable = {
 inline constexpr int kOpCount = static_cast<int>(kOpTable.size());
 // Adding an op means adding it to ops.def and to every switch the compiler then flags; this pins the
 // count so that a table indexed by Op elsewhere cannot silently fall out of step.
-static_assert(kOpCount == 67, "ops.def changed: update the tables indexed by Op and this count");
+static_assert(kOpCount == 68, "ops.def changed: update the tables indexed by Op and this count");
 
 constexpr const OpInfo& info(Op op) { return kOpTable[static_cast<int>(op)]; }
 constexpr std::string_view op_name(Op op) { return info(op).name; }

@@ -27,6 +27,7 @@
 #include <tensorjit/dtype.hpp>
 #include <tensorjit/ir/node.hpp>
 #include <tensorjit/ir/op.hpp>
+#include <tensorjit/ir/philox.hpp>
 
 namespace tensorjit::ir {
 
@@ -38,6 +39,7 @@ template <typename T> constexpr bool accepts_operand(OperandKind kind) {
     case OperandKind::floating: return std::is_floating_point_v<T>;
     case OperandKind::integer: return std::is_integral_v<T> && !std::is_same_v<T, bool>;
     case OperandKind::boolean: return std::is_same_v<T, bool>;
+    case OperandKind::wide: return std::is_same_v<T, std::int64_t>;
   }
   return false;
 }
@@ -427,6 +429,11 @@ template <> struct ScalarOp<Op::right_shift> {
     if (s < 0 || s >= std::numeric_limits<std::make_unsigned_t<T>>::digits) return a < 0 ? -1 : 0;
     return static_cast<T>(a >> s);
   }
+};
+
+// Random bits: word index % 4 of the Philox4x32-10 block at index / 4 under the key (philox.hpp).
+template <> struct ScalarOp<Op::philox> {
+  static std::int32_t apply(std::int64_t key, std::int64_t index) { return philox_word(key, index); }
 };
 
 // ---- ternary ----
