@@ -1,7 +1,7 @@
-// Random numbers (random.hpp): the Philox mapping of MODELS.md, the same bits whichever graph the
-// values are fused into (and, through ctest's reruns of the "JIT" cases, at every width and thread
-// count), the JIT against the interpreter, moments and chi-square tests of the distributions, and
-// keys as kernel arguments.
+// Random numbers (random.hpp): the Philox mapping of docs/contracts.md (contract 12), the same
+// bits whichever graph the values are fused into (and, through ctest's reruns of the "JIT"
+// cases, at every width and thread count), the JIT against the interpreter, moments and
+// chi-square tests of the distributions, and keys as kernel arguments.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
