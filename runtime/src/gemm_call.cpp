@@ -4,19 +4,6 @@
 #include "runtime/src/thread_pool.hpp"
 
 namespace tensorjit::detail {
-namespace {
-
-kernels::ParallelFor pool_parallel_for() {
-  kernels::ParallelFor pf;
-  pf.threads = pool_threads();
-  pf.run = [](void*, std::int64_t n, void (*task)(void*, std::int64_t), void* context) {
-    parallel_for(n, [&](std::int64_t i) { task(context, i); });
-  };
-  return pf;
-}
-
-}  // namespace
-
 bool rows_continue_across_batch(const ir::Shape& shape, const ir::Strides& strides) {
   const std::size_t rank = shape.size();
   return rank < 3 || strides[rank - 3] == shape[rank - 2] * strides[rank - 2];

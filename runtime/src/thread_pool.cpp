@@ -189,6 +189,15 @@ ThreadPool& pool() {
 
 int pool_threads() { return config().threads; }
 
+kernels::ParallelFor pool_parallel_for() {
+  kernels::ParallelFor pf;
+  pf.threads = pool_threads();
+  pf.run = [](void*, std::int64_t n, void (*task)(void*, std::int64_t), void* context) {
+    parallel_for(n, [&](std::int64_t i) { task(context, i); });
+  };
+  return pf;
+}
+
 void parallel_for(std::int64_t n_tasks, const std::function<void(std::int64_t)>& task) {
   if (n_tasks <= 0) return;
   if (n_tasks == 1 || inside_task || pool_threads() == 1) {

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <functional>
 
+#include <tensorjit/kernels/parallel_for.hpp>
+
 namespace tensorjit::detail {
 
 // Calls task(i) once for each i in [0, n_tasks), spread over the pool, and returns when all
@@ -15,6 +17,9 @@ void parallel_for(std::int64_t n_tasks, const std::function<void(std::int64_t)>&
 
 // How many tasks run at once (TENSORJIT_THREADS).
 int pool_threads();
+
+// The pool as the parallel-for the precompiled kernels take (kernels/, which owns no threads).
+kernels::ParallelFor pool_parallel_for();
 
 // Below this many elements per task a kernel runs on the caller: waking the pool costs more.
 inline constexpr std::int64_t kMinElementsPerTask = 1 << 15;

@@ -27,6 +27,8 @@
 
 #include <cstdint>
 
+#include <tensorjit/kernels/parallel_for.hpp>
+
 namespace tensorjit::kernels {
 
 // A read-only operand: element (i, j) of batch b is data[b*batch_stride + i*row_stride +
@@ -84,19 +86,6 @@ struct StoreStage {
   const T* column_bias = nullptr;
   std::int64_t column_bias_batch_stride = 0;  // 0: one bias for every batch
   Activation activation = Activation::none;
-};
-
-// The caller's parallel-for: kernels/ owns no threads. run(context, n_tasks, task, task_context)
-// must call task(task_context, i) exactly once for every i in [0, n_tasks), in any order and on any
-// threads, and return when all calls have returned. Tasks never throw (gemm() catches inside).
-// `threads` is how many tasks can run at once; gemm() cuts the work into a multiple of it.
-// A null `run` (the default) or threads <= 1 runs everything on the calling thread.
-// gemm() calls run() at most once per call (no nested parallelism: a task never calls run()).
-struct ParallelFor {
-  void (*run)(void* context, std::int64_t n_tasks, void (*task)(void* task_context, std::int64_t index),
-              void* task_context) = nullptr;
-  void* context = nullptr;
-  int threads = 1;
 };
 
 // Which compiled micro-kernel family to use. `best` is the widest the CPU supports. Asking for an
