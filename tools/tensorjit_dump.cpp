@@ -20,6 +20,7 @@
 #include <random>
 #include <sstream>
 #include <unistd.h>
+#include <unordered_map>
 
 #include <tensorjit/error.hpp>
 #include <tensorjit/ir/interpreter.hpp>
@@ -55,14 +56,33 @@ template <typename F> void for_each_element(const ir::Layout& layout, F&& visit)
   }
 }
 
+// The inputs that gathers and scatter_adds read as their indices (directly or through views), with
+// the smallest extent of an axis they index: random indices must lie in [-extent, extent), or
+// the run would only report an index out of range.
+std::unordered_map<const ir::Node*, std::int64_t> index_inputs(const ir::Graph& graph) {
+  std::unordered_map<const ir::Node*, std::int64_t> extents;
+  for (const auto& node : ir::topological_order(graph)) {
+    if (!ir::is_indexing(node->op())) continue;
+    const ir::Node* read = ir::view_base(node->input(1).get());
+    if (read->op() != ir::Op::input) continue;
+    const std::int64_t extent = node->input(0)->shape()[static_cast<std::size_t>(node->attr<ir::IndexAttr>().axis)];
+    auto [it, inserted] = extents.emplace(read, extent);
+    if (!inserted) it->second = std::min(it->second, extent);
+  }
+  return extents;
+}
+
 // Every unbound input gets a buffer of random values spanning what its layout reaches, and only
 // that: the layout is moved to start at the buffer's start, so an input at offset 2^62 takes no
 // more memory than one at offset 0 (the kernels do not depend on the offset). Only the elements
-// the layout reaches are filled.
+// the layout reaches are filled; indices (index_inputs) within the axes they index.
 ir::Graph bind_random_inputs(const ir::Graph& graph, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
+  const auto index_extents = index_inputs(graph);
   return ir::replace_nodes(graph, [&](const ir::NodePtr& node) -> ir::NodePtr {
     if (node->op() != ir::Op::input || node->attr<ir::InputAttr>().buffer) return nullptr;
+    const auto index_extent = index_extents.find(node.get());
+    const std::int64_t extent = index_extent == index_extents.end() ? -1 : index_extent->second;
     ir::InputAttr bound = node->attr<ir::InputAttr>();
     auto [low, high] = bound.layout.extent();
     std::int64_t bytes = 0;
@@ -80,6 +100,7 @@ ir::Graph bind_random_inputs(const ir::Graph& graph, std::uint64_t seed) {
       for_each_element(bound.layout, [&](std::int64_t i) {
         if constexpr (std::is_floating_point_v<T>) data[i] = std::uniform_real_distribution<T>(-4, 4)(rng);
         else if constexpr (std::is_same_v<T, bool>) data[i] = rng() & 1;
+        else if (extent > 0) data[i] = static_cast<T>(std::uniform_int_distribution<std::int64_t>(-extent, extent - 1)(rng));
         else data[i] = static_cast<T>(std::uniform_int_distribution<int>(-100, 100)(rng));
       });
     });

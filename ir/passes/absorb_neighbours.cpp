@@ -64,7 +64,7 @@ std::optional<std::size_t> NeighbourAbsorber::find_producer(const Node& op) cons
   if (graph_outputs_.count(operand) || users == users_.end() || users->second.size() != 1) return std::nullopt;
   for (std::size_t s = 0; s < plan_.steps.size(); ++s) {
     const Step& step = plan_.steps[s];
-    if (step.kind == Step::Kind::loop && !merged_[s] && step.outputs.size() == 1 &&
+    if (step.kind == Step::Kind::loop && !merged_[s] && !computes_gather(step) && step.outputs.size() == 1 &&
         step.outputs.front().get() == operand)
       return s;
   }
@@ -74,7 +74,7 @@ std::optional<std::size_t> NeighbourAbsorber::find_producer(const Node& op) cons
 std::optional<std::size_t> NeighbourAbsorber::find_consumer(const Node& op) const {
   for (std::size_t s = 0; s < plan_.steps.size(); ++s) {
     const Step& step = plan_.steps[s];
-    if (step.kind != Step::Kind::loop || merged_[s]) continue;
+    if (step.kind != Step::Kind::loop || merged_[s] || computes_gather(step)) continue;
     std::unordered_set<const Node*> inside;
     for (const auto& node : step.nodes) inside.insert(node.get());
     bool reads_op = false, reads_only_leaves = true;

@@ -32,7 +32,8 @@ class ViewFolder {
       result = push(*node, fold(node->input(0)));
     } else {
       std::vector<NodePtr> inputs;
-      for (const auto& in : node->inputs()) inputs.push_back(fold(in));
+      for (const auto& in : node->inputs())
+        inputs.push_back(node->op() == Op::gather && inputs.empty() ? fold_gathered(in) : fold(in));
       result = node->with_inputs(std::move(inputs));
     }
     folded_.emplace(node.get(), result);
@@ -40,6 +41,24 @@ class ViewFolder {
   }
 
  private:
+  // Operand 0 of a gather, which its kernel reads from memory at the gather's indices: views fold
+  // into an input or a constant as anywhere, but over anything else they stay views of its value,
+  // so that the value is written once in its own shape, not once per element of the broadcast
+  // the gather reads it through (take spreads its operand over the indices' axes).
+  NodePtr fold_gathered(const NodePtr& node) {
+    if (!is_movement(node->op())) return fold(node);
+    NodePtr below = fold_gathered(node->input(0));
+    if (below->op() == Op::input || below->op() == Op::constant) return push(*node, below);
+    return keep_view(*node, below);
+  }
+
+  // `view` over a value that is materialised: resolved against the written layout at run time,
+  // or over a contiguous copy when strides cannot express it.
+  NodePtr keep_view(const Node& view, const NodePtr& node) {
+    if (auto base = written_layout(*node); base && apply_view(*base, view)) return reapply(view, node);
+    return reapply(view, make_unary(Op::copy, node));
+  }
+
   NodePtr push_uncached(const Node& view, const NodePtr& node) {
     if (is_elementwise(node->op()) && node->op() != Op::copy) {
       std::vector<NodePtr> inputs;
@@ -74,8 +93,7 @@ class ViewFolder {
     // Over a materialised node (contiguous when written) or a view chain of one, the view stays
     // and is resolved against the written layout at run time; a reshape that strides cannot
     // express over the chain reads a contiguous copy instead.
-    if (auto base = written_layout(*node); base && apply_view(*base, view)) return reapply(view, node);
-    return reapply(view, make_unary(Op::copy, node));
+    return keep_view(view, node);
   }
 
   // The layout in which a materialised node, seen through a chain of views, is read.

@@ -11,6 +11,8 @@
 //       or an iota is left over a `copy` of it. So no movement op sits between two elementwise ops,
 //       and every elementwise op's operands are elementwise ops, inputs, constants or views of
 //       materialised nodes.
+//       A gather's operand 0, which its kernel reads from memory, keeps its views unless they fold
+//       into an input or a constant: the value under them is written in its own shape.
 //
 // Pushing a view down recomputes the ops below it once per element of the view: an expand of an
 // elementwise result repeats that work along the expanded axes, which costs less than storing and

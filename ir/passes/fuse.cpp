@@ -11,8 +11,13 @@
 namespace tensorjit::ir {
 namespace {
 
-// Ops a loop step computes. copy is one: the identity, written out where it is materialised.
-bool is_loop_op(const Node& node) { return is_elementwise(node.op()); }
+// Ops a loop step computes. copy is one: the identity, written out where it is materialised. A
+// gather is one too: its indices are values of the loop, and it reads its operand 0 from memory
+// at the element they name (a leaf access of the kernel, docs/indexing.md).
+bool is_loop_op(const Node& node) { return is_elementwise(node.op()) || node.op() == Op::gather; }
+
+// Whether `user` reads its operand `operand` as a value of its own loop (not from memory).
+bool reads_in_loop(const Node& user, std::size_t operand) { return !(user.op() == Op::gather && operand == 0); }
 
 struct UnionFind {
   std::vector<std::size_t> parent;
@@ -38,7 +43,8 @@ class Planner {
     for (const auto& node : order_) {
       if (node->op() != Op::iota) continue;
       const auto& users = users_[node.get()];
-      const bool read_from_memory = std::any_of(users.begin(), users.end(), [](const Node* user) {
+      const bool read_from_memory = std::any_of(users.begin(), users.end(), [&](const Node* user) {
+        if (user->op() == Op::gather) return user->input(0).get() == node.get();
         return !is_elementwise(user->op()) && !is_reduce(user->op()) && !is_scan(user->op());
       });
       if (graph_outputs_.count(node.get()) || read_from_memory) written_iotas_.insert(node.get());
@@ -49,8 +55,12 @@ class Planner {
     compute_depths();
     std::vector<Step> steps = group_loops();
     for (const auto& node : order_)
-      if (is_single_op(*node) && !is_order(node->op())) steps.push_back(single_step(node));
+      if (is_single_op(*node) && !is_order(node->op()) && node->op() != Op::scatter_add)
+        steps.push_back(single_step(node));
     add_sort_steps(steps);
+    for (const auto& node : order_)
+      if (node->op() == Op::scatter_add)
+        steps.push_back(Step{Step::Kind::scatter, {node}, {node}, {"scatter_add runs as a scatter step"}});
     // A graph output that is a constant is filled by a step of its own.
     for (const auto& node : order_)
       if (node->op() == Op::constant && graph_outputs_.count(node.get()))
@@ -65,17 +75,20 @@ class Planner {
   // Ops materialised by a step of their own: single steps, and the sort steps of orderings.
   bool is_single_op(const Node& node) const {
     return is_reduce(node.op()) || is_scan(node.op()) || is_order(node.op()) || node.op() == Op::matmul ||
-           written_iotas_.count(&node) != 0;
+           node.op() == Op::scatter_add || written_iotas_.count(&node) != 0;
   }
 
   // How many materialisations the longest path from a source to `node` passes through: a single
-  // step, or a view of a loop's value (a copy read through a view must be written first). A loop
-  // group never joins ops of different depth, which keeps the steps acyclic.
+  // step, a view of a loop's value (a copy read through a view must be written first), or a loop's
+  // value that a gather reads from memory. A loop group never joins ops of different depth, which
+  // keeps the steps acyclic.
   void compute_depths() {
     for (const auto& node : order_) {
       int depth = 0;
       for (const auto& in : node->inputs()) depth = std::max(depth, depth_[in.get()]);
-      if (is_single_op(*node) || (is_movement(node->op()) && is_loop_op(*node->input(0)))) ++depth;
+      const bool reads_loop_memory =
+          (is_movement(node->op()) || node->op() == Op::gather) && is_loop_op(*node->input(0));
+      if (is_single_op(*node) || reads_loop_memory) ++depth;
       depth_[node.get()] = depth;
     }
   }
@@ -84,9 +97,12 @@ class Planner {
     UnionFind groups(order_.size());
     for (const auto& node : order_) {
       if (!is_loop_op(*node)) continue;
-      for (const auto& in : node->inputs())
-        if (is_loop_op(*in) && depth_[in.get()] == depth_[node.get()] && in->shape() == node->shape())
+      for (std::size_t k = 0; k < node->inputs().size(); ++k) {
+        const NodePtr& in = node->input(static_cast<int>(k));
+        if (reads_in_loop(*node, k) && is_loop_op(*in) && depth_[in.get()] == depth_[node.get()] &&
+            in->shape() == node->shape())
           groups.join(position_[in.get()], position_[node.get()]);
+      }
     }
     std::unordered_map<std::size_t, std::vector<NodePtr>> members;
     std::vector<std::size_t> roots;
@@ -122,6 +138,7 @@ class Planner {
         if (!reason.empty()) break;
         if (inside.count(user)) continue;
         if (is_movement(user->op())) reason = fmt::format("read through a view by %{}", position_[user]);
+        else if (user->op() == Op::gather && user->input(0) == n) reason = fmt::format("gathered from by %{}", position_[user]);
         else if (is_single_op(*user)) reason = fmt::format("operand of {} %{}", op_name(user->op()), position_[user]);
         else if (was_cut) reason = fmt::format("group cut at {} ops, read by %{}", kMaxGroupNodes, position_[user]);
         else reason = fmt::format("read by another kernel at %{}", position_[user]);

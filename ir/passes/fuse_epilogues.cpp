@@ -19,7 +19,7 @@ class EpilogueFuser {
       for (const auto& in : node->inputs()) users_[in.get()].push_back(node.get());
     for (const auto& out : plan.graph.outputs) graph_outputs_.insert(out.get());
     for (std::size_t s = 0; s < plan.steps.size(); ++s)
-      if (plan.steps[s].kind == Step::Kind::loop)
+      if (plan.steps[s].kind == Step::Kind::loop && !computes_gather(plan.steps[s]))
         for (const auto& node : plan.steps[s].nodes) loop_step_of_[node.get()] = s;
   }
 

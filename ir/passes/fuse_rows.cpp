@@ -106,7 +106,7 @@ class RowFuser {
       const auto rows = rows_of(step);
       if (!rows || rows->domain != rows_.domain || rows->first_axis != rows_.first_axis)
         return false;
-    } else if (step.kind != Step::Kind::loop || step.nodes.front()->shape() != rows_.domain) {
+    } else if (step.kind != Step::Kind::loop || computes_gather(step) || step.nodes.front()->shape() != rows_.domain) {
       return false;
     }
     std::unordered_set<const Node*> inside;

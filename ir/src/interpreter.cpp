@@ -21,6 +21,7 @@ Value evaluate_node(const Node& node, std::span<const Value> inputs) {
     case OpCategory::reduce: return evaluate_reduce(node, inputs[0]);
     case OpCategory::scan: return evaluate_scan(node, inputs[0]);
     case OpCategory::order: return evaluate_order(node, inputs[0]);
+    case OpCategory::indexing: return evaluate_indexing(node, inputs);
     case OpCategory::contraction: return evaluate_matmul(node, inputs[0], inputs[1]);
   }
   TJ_INTERNAL_CHECK(false) << "interpreter: " << op_name(node.op()) << " has no category";

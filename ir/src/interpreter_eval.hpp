@@ -28,6 +28,9 @@ Value evaluate_scan(const Node& node, const Value& input);
 // sort and argsort along their axis (stable, NaN last ascending and first descending), written
 // contiguously.
 Value evaluate_order(const Node& node, const Value& input);
+// gather and scatter_add (docs/indexing.md): throws tensorjit::Error for the first index, in
+// row-major order, outside its axis.
+Value evaluate_indexing(const Node& node, std::span<const Value> inputs);
 // matmul, one fused multiply-add chain per output element, written contiguously.
 Value evaluate_matmul(const Node& node, const Value& a, const Value& b);
 

@@ -220,6 +220,33 @@ Inferred infer_order(Op op, const NodePtr& x, const Attrs& attrs) {
   return {op == Op::argsort ? DType::i64 : x->dtype(), out};
 }
 
+// gather(x, indices) and scatter_add(base, indices, values): along-axis semantics (ops.def); the
+// indices' shape equals x's (base's) but along the axis, and values have the indices' shape.
+Inferred infer_indexing(Op op, const std::vector<NodePtr>& inputs, const Attrs& attrs) {
+  const auto* a = std::get_if<IndexAttr>(&attrs);
+  TJ_CHECK(a) << op_name(op) << ": missing its axis";
+  const NodePtr& x = inputs[0];
+  const NodePtr& indices = inputs[1];
+  TJ_CHECK(a->axis >= 0 && a->axis < x->rank())
+      << op_name(op) << ": axis " << a->axis << " is out of range for " << describe(x);
+  TJ_CHECK(a->index_axes >= 0 && a->index_axes <= a->axis + 1)
+      << op_name(op) << ": " << a->index_axes << " index axes cannot end at axis " << a->axis;
+  TJ_CHECK(is_integer(indices->dtype()))
+      << op_name(op) << ": indices must be i32 or i64, got " << describe_inputs(inputs);
+  TJ_CHECK(operand_kind_allows(info(op).operands, x->dtype()))
+      << op_name(op) << ": needs " << operand_kind_name(info(op).operands) << ", got " << describe_inputs(inputs);
+  bool matches = indices->rank() == x->rank();
+  for (int d = 0; matches && d < x->rank(); ++d) matches = d == a->axis || indices->shape()[d] == x->shape()[d];
+  TJ_CHECK(matches) << op_name(op) << ": indices " << describe(indices) << " must have the shape of "
+                    << describe(x) << " but along axis " << a->axis << " (broadcast them first)";
+  if (op == Op::gather) return {x->dtype(), indices->shape()};
+  const NodePtr& values = inputs[2];
+  TJ_CHECK(values->dtype() == x->dtype() && values->shape() == indices->shape())
+      << "scatter_add: values " << describe(values) << " must have the dtype of the base "
+      << describe(x) << " and the shape of the indices " << describe(indices);
+  return {x->dtype(), x->shape()};
+}
+
 Inferred infer_matmul(const NodePtr& a, const NodePtr& b) {
   TJ_CHECK(a->rank() >= 2 && b->rank() >= 2 && a->rank() == b->rank())
       << "matmul: operands " << describe(a) << " and " << describe(b)
@@ -242,6 +269,7 @@ Inferred infer(Op op, const std::vector<NodePtr>& inputs, const Attrs& attrs) {
   for (const auto& in : inputs) TJ_CHECK(in) << oi.name << ": an input is null";
 
   if (oi.category == OpCategory::source) return infer_source(op, attrs);
+  if (oi.category == OpCategory::indexing) return infer_indexing(op, inputs, attrs);
 
   // Elementwise operands (all but where's condition) share one dtype and one shape.
   const std::size_t first = op == Op::where ? 1 : 0;
@@ -344,6 +372,10 @@ std::size_t hash_attrs(const Attrs& attrs) {
           hash_combine(seed, a.axis);
           hash_combine(seed, a.descending);
           hash_combine(seed, a.count);
+        } else if constexpr (std::is_same_v<A, IndexAttr>) {
+          hash_combine(seed, a.axis);
+          hash_combine(seed, a.index_axes);
+          hash_combine(seed, static_cast<int>(a.origin));
         }
       },
       attrs);
@@ -474,6 +506,8 @@ bool attrs_equal(const Attrs& a, const Attrs& b) {
           return x.axis == y.axis;
         } else if constexpr (std::is_same_v<A, SortAttr>) {
           return x.axis == y.axis && x.descending == y.descending && x.count == y.count;
+        } else if constexpr (std::is_same_v<A, IndexAttr>) {
+          return x.axis == y.axis && x.index_axes == y.index_axes && x.origin == y.origin;
         } else {
           return x.axes == y.axes && x.keepdims == y.keepdims && x.mode == y.mode;
         }
@@ -521,6 +555,13 @@ NodePtr make_reduce(Op op, NodePtr x, std::vector<int> axes, bool keepdims, Redu
 NodePtr make_cumsum(NodePtr x, int axis) { return Node::make(Op::cumsum, {std::move(x)}, ScanAttr{axis}); }
 NodePtr make_sort(Op op, NodePtr x, int axis, bool descending, std::int64_t count) {
   return Node::make(op, {std::move(x)}, SortAttr{axis, descending, count});
+}
+
+NodePtr make_gather(NodePtr x, NodePtr indices, IndexAttr attr) {
+  return Node::make(Op::gather, {std::move(x), std::move(indices)}, attr);
+}
+NodePtr make_scatter_add(NodePtr base, NodePtr indices, NodePtr values, IndexAttr attr) {
+  return Node::make(Op::scatter_add, {std::move(base), std::move(indices), std::move(values)}, attr);
 }
 
 }  // namespace tensorjit::ir

@@ -10,13 +10,19 @@ namespace tensorjit::ir {
 namespace {
 
 constexpr std::array<std::string_view, kStepKindCount> kStepKindNames = {
-    "loop", "single", "reduce", "product", "row", "fill", "scan", "sort"};
+    "loop", "single", "reduce", "product", "row", "fill", "scan", "sort", "scatter"};
 
 }  // namespace
 
 std::string_view step_kind_name(Step::Kind kind) {
   const auto index = static_cast<std::size_t>(kind);
   return index < kStepKindNames.size() ? kStepKindNames[index] : "?";
+}
+
+bool computes_gather(const Step& step) {
+  for (const auto& node : step.nodes)
+    if (node->op() == Op::gather) return true;
+  return false;
 }
 
 std::string print_plan(const Plan& plan) {

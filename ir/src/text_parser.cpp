@@ -14,6 +14,7 @@
 #include <fmt/ranges.h>
 
 #include <tensorjit/ir/check.hpp>
+#include <tensorjit/ir/indexing.hpp>
 #include <tensorjit/ir/text.hpp>
 
 namespace tensorjit::ir {
@@ -517,6 +518,14 @@ class Parser {
       case OpCategory::order:
         return SortAttr{reader.integer<int>("axis"), reader.boolean("descending"),
                         reader.integer<std::int64_t>("count")};
+      case OpCategory::indexing: {
+        IndexAttr index{reader.integer<int>("axis"), reader.integer<int>("index_axes"), IndexOrigin::take};
+        auto [origin, origin_position] = reader.token("origin");
+        auto parsed = index_origin_from_name(origin);
+        if (!parsed) fail_at(origin_position, "expected origin=take, take_along_axis, one_hot, index_add or scatter_add");
+        index.origin = *parsed;
+        return index;
+      }
       default:
         if (op == Op::cast) return CastAttr{dtype};
         return std::monostate{};

@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include <tensorjit/ir/check.hpp>
+#include <tensorjit/ir/indexing.hpp>
 #include <tensorjit/ir/text.hpp>
 
 namespace tensorjit::ir {
@@ -100,6 +101,9 @@ std::string format_attributes(const Node& node) {
     std::string operator()(const ScanAttr& a) const { return fmt::format(" axis={}", a.axis); }
     std::string operator()(const SortAttr& a) const {
       return fmt::format(" axis={} descending={} count={}", a.axis, a.descending, a.count);
+    }
+    std::string operator()(const IndexAttr& a) const {
+      return fmt::format(" axis={} index_axes={} origin={}", a.axis, a.index_axes, index_origin_name(a.origin));
     }
   };
   return std::visit(Formatter{}, node.attrs());

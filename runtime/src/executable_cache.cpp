@@ -77,6 +77,10 @@ class KeyWriter {
             word(a.axis);
             word(a.descending);
             word(a.count);
+          } else if constexpr (std::is_same_v<A, ir::IndexAttr>) {
+            word(a.axis);
+            word(a.index_axes);
+            word(static_cast<int>(a.origin));
           } else {
             // A new kind of attribute must reach the key: two graphs that differ only in it would
             // otherwise share one plan.

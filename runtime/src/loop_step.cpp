@@ -5,6 +5,7 @@
 
 #include <tensorjit/codegen/loop_kernel.hpp>
 #include <tensorjit/ir/check.hpp>
+#include <tensorjit/ir/indexing.hpp>
 
 #include "runtime/src/block_copy.hpp"
 #include "runtime/src/config.hpp"
@@ -107,6 +108,18 @@ void launch_tiles(const PreparedLoop& prepared, const std::vector<const void*>& 
   parallel_for(tasks, [&](std::int64_t t) { run_block_rows(block_rows * t / tasks, block_rows * (t + 1) / tasks); });
 }
 
+// After a launch: the first index out of range the calls met, in the domain's order, as the
+// gather's tensorjit::Error.
+void throw_first_fault(const PreparedLoop& prepared, const std::vector<codegen::IndexFault>& faults) {
+  const codegen::IndexFault* first = nullptr;
+  for (const auto& fault : faults)
+    if (fault.found && (!first || fault.position < first->position)) first = &fault;
+  if (!first) return;
+  const ir::NodePtr& gather = prepared.gathers.at(static_cast<std::size_t>(first->input));
+  TJ_INTERNAL_CHECK(gather) << "loop step: input " << first->input << " reported an index but is not gathered";
+  ir::throw_index_out_of_range(*gather, first->index, first->position);
+}
+
 }  // namespace
 
 std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, const ValueTable& values,
@@ -122,6 +135,37 @@ std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, cons
     spec.inputs.push_back(values.kernel_leaf(read, value));
     prepared->leaves.push_back(read);
     operand_strides.push_back(value.layout.strides);
+    prepared->gathers.push_back(nullptr);
+    prepared->gather_bounds.insert(prepared->gather_bounds.end(), {0, 0});
+    prepared->fixed_pointers.push_back(nullptr);
+    return spec.inputs.back();
+  });
+  // A gathered value is a leaf over the domain: its strides with the indexed axis's at 0, and the
+  // axis's extent and stride beside them. An axis of no elements has nothing to read: every index
+  // is out of range, and the kernel's lanes read one zero element instead. A literal constant is
+  // read from a one-element buffer the prepared step holds.
+  expression.on_gather([&](const ir::NodePtr& gather, const ir::NodePtr& data) {
+    ir::Value value = values.resolve(data);
+    const auto axis = static_cast<std::size_t>(gather->attr<ir::IndexAttr>().axis);
+    ir::Layout layout = value.layout;
+    const std::int64_t extent = layout.shape[axis], axis_stride = layout.strides[axis];
+    layout.shape = gather->shape();
+    layout.strides[axis] = 0;
+    if (extent == 0) layout = ir::Layout{gather->shape(), ir::Strides(layout.shape.size(), 0), 0};
+    spec.inputs.push_back(ir::make_input(extent == 0 ? nullptr : value.buffer, value.dtype, layout));
+    prepared->leaves.push_back(data);
+    operand_strides.push_back(layout.strides);
+    prepared->gathers.push_back(gather);
+    prepared->gather_bounds.insert(prepared->gather_bounds.end(), {extent, axis_stride});
+    static const std::int64_t zero[1] = {0};
+    const void* fixed = nullptr;
+    if (extent == 0) {
+      fixed = zero;
+    } else if (data->op() == ir::Op::constant) {
+      prepared->held.push_back(value.buffer);
+      fixed = value.buffer->data();
+    }
+    prepared->fixed_pointers.push_back(fixed);
     return spec.inputs.back();
   });
   for (const auto& out : step.outputs) spec.expression.outputs.push_back(expression.rebuild(out));
@@ -139,7 +183,9 @@ std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, cons
   };
   bool any_staged = false;
   for (std::size_t k = 0; k < prepared->leaves.size(); ++k) any_staged = any_staged || staged(k);
-  if (launch == LoopLaunch::whole_domain && any_staged) {
+  // A tile kernel has no flat positions to report an index out of range at.
+  const bool gathers = std::any_of(prepared->gathers.begin(), prepared->gathers.end(), [](const auto& g) { return g != nullptr; });
+  if (launch == LoopLaunch::whole_domain && any_staged && !gathers) {
     spec.form = codegen::LoopForm::tile;
     prepared->tile_rows = kTileRows;
     prepared->tile_columns = kTileColumns;
@@ -169,7 +215,10 @@ void PreparedLoop::launch(const ir::Step& step, ValueTable& values, const StepDu
   // The plan fixes every layout; only the buffers change from one run to the next.
   std::vector<const void*> input_pointers;
   input_pointers.reserve(prepared.leaves.size());
-  for (const auto& leaf : prepared.leaves) input_pointers.push_back(values.first_element(leaf));
+  for (std::size_t k = 0; k < prepared.leaves.size(); ++k) {
+    const void* fixed = prepared.fixed_pointers[k];
+    input_pointers.push_back(fixed ? fixed : values.first_element(prepared.leaves[k]));
+  }
   std::vector<void*> output_pointers;
   std::vector<std::int64_t> output_itemsizes;
   for (const auto& out : step.outputs) {
@@ -190,18 +239,26 @@ void PreparedLoop::launch(const ir::Step& step, ValueTable& values, const StepDu
   args.inputs = input_pointers.data();
   args.input_strides = prepared.input_strides.data();
   args.outputs = output_pointers.data();
+  args.gather_bounds = prepared.gather_bounds.data();
   auto* function = prepared.kernel->as<codegen::LoopFunction>();
 
   const std::int64_t tasks = std::min<std::int64_t>(pool_threads(), numel / kMinElementsPerTask);
+  // Each call reports the first index out of range it meets in a record of its own.
+  std::vector<codegen::IndexFault> faults(static_cast<std::size_t>(std::max<std::int64_t>(tasks, 1)));
   if (tasks <= 1) {
+    args.fault = faults.data();
     function(&args, 0, numel);
+    throw_first_fault(prepared, faults);
     return;
   }
   // Cut points on multiples of 64 elements, so each piece's vectors start on a cache line.
   parallel_for(tasks, [&](std::int64_t t) {
     auto cut = [&](std::int64_t i) { return i == tasks ? numel : numel * i / tasks / 64 * 64; };
-    function(&args, cut(t), cut(t + 1));
+    codegen::LoopArgs task_args = args;
+    task_args.fault = &faults[static_cast<std::size_t>(t)];
+    function(&task_args, cut(t), cut(t + 1));
   });
+  throw_first_fault(prepared, faults);
 }
 
 }  // namespace tensorjit::detail

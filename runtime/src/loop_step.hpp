@@ -27,6 +27,14 @@ struct PreparedLoop final : PreparedStep {
     std::int64_t row_stride, column_stride;  // the leaf's, in elements
   };
   std::vector<StagedInput> staged;
+  // Per leaf: the gather that reads it at its indices, or null (loop_kernel.hpp, "Gathers"), and
+  // the indexed axis's extent and stride (codegen::LoopArgs::gather_bounds).
+  std::vector<ir::NodePtr> gathers;
+  std::vector<std::int64_t> gather_bounds;  // leaves x 2
+  // Per leaf: where a gathered leaf that is no value of the plan is read (a literal constant, made
+  // a one-element buffer held here; an axis of no elements), else null.
+  std::vector<const void*> fixed_pointers;
+  std::vector<std::shared_ptr<ir::Buffer>> held;
 
   void launch(const ir::Step& step, ValueTable& values, const StepDump& dump) const override;
 };

@@ -12,7 +12,11 @@ ir::NodePtr ExpressionRebuilder::rebuild(const ir::NodePtr& node) {
     std::vector<ir::NodePtr> inputs;
     inputs.reserve(node->inputs().size());
     for (const auto& in : node->inputs()) {
-      inputs.push_back(rebuild(in));
+      // A gather's operand 0 is a leaf of its own, even when the expression also reads the same
+      // node as a value: the kernel reads it only at the gather's indices.
+      const bool gathered = node->op() == ir::Op::gather && inputs.empty();
+      if (gathered && !gathered_for_) return nullptr;
+      inputs.push_back(gathered ? gathered_for_(node, in) : rebuild(in));
       if (!inputs.back()) return nullptr;
     }
     result = node->with_inputs(std::move(inputs));

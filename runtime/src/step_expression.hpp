@@ -29,6 +29,12 @@ class ExpressionRebuilder {
     for (; first != last; ++first) inside_.insert(first->get());
   }
 
+  // The leaf that stands for `data`, operand 0 of `gather`, which the kernel reads from memory at
+  // the gather's indices (loop_kernel.hpp, "Gathers"), or null when it cannot.
+  using GatheredFor = std::function<ir::NodePtr(const ir::NodePtr& gather, const ir::NodePtr& data)>;
+  // Without it (the default) an expression holding a gather rebuilds to null.
+  void on_gather(GatheredFor gathered_for) { gathered_for_ = std::move(gathered_for); }
+
   // `node` rebuilt over the leaves (each op through Node::with_inputs), or null as above.
   ir::NodePtr rebuild(const ir::NodePtr& node);
   // Reads of `node` read `leaf` (a reduction's result, as its consumers see it).
@@ -37,6 +43,7 @@ class ExpressionRebuilder {
  private:
   std::unordered_set<const ir::Node*> inside_;
   LeafFor leaf_for_;
+  GatheredFor gathered_for_;
   std::unordered_map<const ir::Node*, ir::NodePtr> rebuilt_;
 };
 

@@ -8,6 +8,7 @@
 #include "runtime/src/reduce_step.hpp"
 #include "runtime/src/row_kernel_step.hpp"
 #include "runtime/src/scan_step.hpp"
+#include "runtime/src/scatter_step.hpp"
 #include "runtime/src/single_step.hpp"
 #include "runtime/src/sort_step.hpp"
 
@@ -38,6 +39,7 @@ constexpr std::array<StepKind, ir::kStepKindCount> kStepKinds = {{
     {Kind::fill,     "",           prepare_fill_step},
     {Kind::scan,     "",           prepare_as_step<prepare_scan_step>},
     {Kind::sort,     "",           prepare_sort_step},
+    {Kind::scatter,  "",           prepare_scatter_step},
 }};
 
 constexpr bool rows_follow_the_enum() {

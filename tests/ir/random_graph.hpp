@@ -8,7 +8,8 @@
 //   ir::Graph graph = tensorjit::testing::random_graph(options);
 //
 // The same options give the same graph (std::mt19937_64 and no unordered iteration). Graphs use
-// every op of ops.def (reductions and matmul unless elementwise_only), every dtype of
+// every op of ops.def (reductions, scans, orderings, gathers with indices in range, scatter_adds
+// and matmul unless elementwise_only), every dtype of
 // `options.dtypes` with casts inserted where an op's operand kind demands, extents 0, 1 and primes,
 // every view (reshape, permute, expand with new leading axes, slice with negative steps), inputs
 // with permuted, padded, negative and zero strides, and several outputs.
@@ -333,7 +334,8 @@ class RandomGraphBuilder {
     if (kind < 50) return add_elementwise();
     if (kind < 75) return add_view(pick_recent());
     if (kind < 90) return add_reduce(pick_recent());
-    if (kind < 95) return add_scan_or_order(pick_recent());
+    if (kind < 93) return add_scan_or_order(pick_recent());
+    if (kind < 97) return add_indexing(pick_recent());
     add_matmul(pick_recent());
   }
 
@@ -479,6 +481,36 @@ class RandomGraphBuilder {
     const auto extent = static_cast<int>(x->shape()[static_cast<std::size_t>(axis)]);
     const std::int64_t count = chance(0.6) ? extent : uniform(0, extent);
     add(ir::make_sort(op, x, axis, chance(0.5), count));
+  }
+
+  // A gather or a scatter_add along a random axis of x whose indices are all in range: an integer
+  // operand modulo the axis's extent, sometimes minus it (negative indices count from the end).
+  void add_indexing(const ir::NodePtr& x) {
+    const ir::Op op = chance(0.6) ? ir::Op::gather : ir::Op::scatter_add;
+    const auto index_dtypes = allowed_dtypes(ir::OperandKind::integer);
+    if (excluded(op) || x->rank() == 0 || index_dtypes.empty()) return;
+    std::vector<int> axes;
+    for (int axis = 0; axis < x->rank(); ++axis)
+      if (x->shape()[static_cast<std::size_t>(axis)] > 0) axes.push_back(axis);
+    if (axes.empty()) return;
+    const int axis = pick(axes);
+    const std::int64_t extent = x->shape()[static_cast<std::size_t>(axis)];
+    ir::Shape index_shape = x->shape();
+    index_shape[static_cast<std::size_t>(axis)] = random_extent();
+    if (numel(index_shape) > options_.max_elements) return;
+    const DType index_dtype = pick(index_dtypes);
+    auto modulus = add(ir::make_constant(index_dtype, index_shape, ir::Scalar::of_int(index_dtype, extent)));
+    auto indices = add(ir::make_binary(ir::Op::mod, operand(index_shape, index_dtype), modulus));
+    if (chance(0.3)) indices = add(ir::make_binary(ir::Op::sub, indices, modulus));
+    if (op == ir::Op::gather) {
+      add(ir::make_gather(x, indices, ir::IndexAttr{axis, 0, ir::IndexOrigin::take_along_axis}));
+      return;
+    }
+    const auto numeric = allowed_dtypes(ir::OperandKind::numeric);
+    if (numeric.empty()) return;
+    const DType dtype = is_bool(x->dtype()) ? pick(numeric) : x->dtype();
+    add(ir::make_scatter_add(coerce(x, dtype), indices, operand(index_shape, dtype),
+                             ir::IndexAttr{axis, 0, ir::IndexOrigin::scatter_add}));
   }
 
   void add_matmul(const ir::NodePtr& x) {

@@ -13,6 +13,7 @@
 
 #include <tensorjit/ir/pipeline.hpp>
 #include "runtime/src/executor.hpp"
+#include "runtime/src/tensor_impl.hpp"
 
 namespace tensorjit::testing {
 
@@ -53,6 +54,13 @@ inline void check_against_interpreter(const ir::Graph& graph) {
     CHECK(actual[i].layout.shape == expected[i].layout.shape);
     CHECK(bytes_of(actual[i]) == bytes_of(expected[i]));
   }
+}
+
+// The graph of `results` (evaluated together), JIT against interpreter.
+inline void check_tensors_against_interpreter(const std::vector<Tensor>& results) {
+  std::vector<ir::NodePtr> nodes;
+  for (const auto& result : results) nodes.push_back(detail::node_of(result, "test"));
+  check_against_interpreter(detail::graph_for(nodes));
 }
 
 }  // namespace tensorjit::testing

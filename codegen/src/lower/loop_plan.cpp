@@ -1,6 +1,7 @@
 #include "codegen/src/lower/loop_plan.hpp"
 
 #include <bit>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
@@ -36,6 +37,36 @@ std::string constant_bits(DType dtype, const ir::Scalar& value) {
     case DType::boolean: text << (ir::scalar_value<bool>(value) ? 1 : 0); break;
   }
   return text.str();
+}
+
+// Sets input_gathered, and checks that a gathered input is read by gathers alone.
+void mark_gathered_inputs(LoopPlan& plan) {
+  plan.input_gathered.assign(plan.input_dtypes.size(), false);
+  std::vector<bool> read_as_value(plan.input_dtypes.size(), false);
+  auto input_of = [&](int n) -> std::optional<std::size_t> {
+    const LoopPlanNode& node = plan.nodes[static_cast<std::size_t>(n)];
+    if (node.op != ir::Op::input) return std::nullopt;
+    return static_cast<std::size_t>(node.input_index);
+  };
+  for (const auto& node : plan.nodes)
+    for (std::size_t k = 0; k < node.operands.size(); ++k) {
+      auto input = input_of(node.operands[k]);
+      if (node.op == ir::Op::gather && k == 0) {
+        TJ_INTERNAL_CHECK(input && !plan.input_iotas[*input])
+            << "loop kernel: a gather reads a value that is not an input in memory";
+        plan.input_gathered[*input] = true;
+      } else if (input) {
+        read_as_value[*input] = true;
+      }
+    }
+  for (int output : plan.outputs)
+    if (auto input = input_of(output)) read_as_value[*input] = true;
+  for (std::size_t k = 0; k < plan.input_gathered.size(); ++k) {
+    TJ_INTERNAL_CHECK(!(plan.input_gathered[k] && read_as_value[k]))
+        << "loop kernel: input " << k << " is both gathered from and read as a value";
+    TJ_INTERNAL_CHECK(!(plan.input_gathered[k] && plan.form == LoopForm::tile))
+        << "loop kernel: a tile kernel cannot gather (no flat positions to report an index at)";
+  }
 }
 
 }  // namespace
@@ -88,7 +119,7 @@ LoopPlan make_loop_plan(const LoopKernelSpec& spec) {
     } else if (node->op() == ir::Op::constant) {
       entry.constant = node->attr<ir::ConstantAttr>().value;
     } else {
-      TJ_INTERNAL_CHECK(ir::is_elementwise(node->op()))
+      TJ_INTERNAL_CHECK(ir::is_elementwise(node->op()) || node->op() == ir::Op::gather)
           << "loop kernel: " << ir::op_name(node->op())
           << " is not elementwise (views are folded before fusion)";
       for (const auto& operand : node->inputs())
@@ -99,6 +130,7 @@ LoopPlan make_loop_plan(const LoopKernelSpec& spec) {
   }
   for (const auto& output : spec.expression.outputs)
     plan.outputs.push_back(positions.at(output.get()));
+  mark_gathered_inputs(plan);
   return plan;
 }
 
@@ -109,6 +141,7 @@ std::string loop_plan_text(const LoopPlan& plan) {
     text << " in" << k << ":" << dtype_name(plan.input_dtypes[k]) << ":"
          << access_name(plan.access[k]);
     if (plan.fetched_by_caller[k]) text << ":fetched";
+    if (plan.input_gathered[k]) text << ":gathered";
     if (const auto& iota = plan.input_iotas[k]) {
       text << ":iota(" << std::hex << std::bit_cast<std::uint64_t>(iota->start) << ","
            << std::bit_cast<std::uint64_t>(iota->step) << ")" << std::dec;

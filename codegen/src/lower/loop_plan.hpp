@@ -38,6 +38,7 @@ struct LoopPlan {
   std::vector<int> outputs;           // positions in `nodes`, one per kernel output
   std::vector<DType> input_dtypes;    // one per LoopKernelSpec input
   std::vector<std::optional<IotaLeaf>> input_iotas;  // one per input: set for an iota leaf
+  std::vector<bool> input_gathered;   // one per input: read only by gathers, at their indices
   std::vector<InnerAccess> access;    // one per LoopKernelSpec input
   LoopForm form = LoopForm::flat;     // LoopKernelSpec::form
   bool streaming_stores = false;      // LoopKernelSpec::streaming_stores
@@ -47,7 +48,8 @@ struct LoopPlan {
 };
 
 // Flattens `spec`. Throws InternalError when the spec breaks loop_kernel.hpp's contract: an op
-// that is not elementwise, an input leaf missing from spec.inputs, an access list of the wrong
+// that is not elementwise or a gather, a gather whose operand 0 is not an input leaf that only
+// gathers read, a gather in a tile kernel, an input leaf missing from spec.inputs, an access list of the wrong
 // length, fetched-by-caller flags of the wrong length or on a flat kernel, a kernel without outputs.
 LoopPlan make_loop_plan(const LoopKernelSpec& spec);
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/MDBuilder.h>
 
 #include <tensorjit/ir/check.hpp>
 
@@ -104,6 +105,13 @@ class LoopLowering : KernelLowering {
   // The key of philox run `node` (an i64 scalar) in the current row piece.
   llvm::Value* philox_key(const LoopPlanNode& node);
   llvm::Value* load_input(std::size_t k, unsigned lanes, llvm::Value* column);
+  // A gather on `lanes` columns from `column`, its indices' values `indices` (loop_kernel.hpp,
+  // "Gathers").
+  llvm::Value* emit_gather(const LoopPlanNode& node, unsigned lanes, llvm::Value* column, llvm::Value* indices);
+  // When `outside` (i1) holds, the first lane of `outside_lanes` (i1 x check_lanes, or an i1)
+  // goes to LoopArgs::fault unless a fault is there already.
+  void emit_fault_report(std::size_t k, llvm::Value* outside, llvm::Value* outside_lanes, llvm::Value* values,
+                         llvm::Value* column, unsigned check_lanes);
 
   const LoopPlan& plan_;
   LoopShape shape_;
@@ -118,6 +126,10 @@ class LoopLowering : KernelLowering {
   std::vector<llvm::Value*> input_bases_;
   std::vector<llvm::Value*> inner_strides_;  // strided inputs only
   std::vector<llvm::Value*> output_bases_;
+  // Gathered inputs only: the indexed axis's extent and stride (LoopArgs::gather_bounds).
+  std::vector<llvm::Value*> gather_extents_, gather_strides_;
+  llvm::Value* fault_ = nullptr;         // LoopArgs::fault, when the kernel gathers
+  llvm::Value* piece_position_ = nullptr;  // the current row piece's flat position at its column 0
 
   // The row header's state: flat position, first column, each walker's offset at column 0.
   llvm::PHINode* position_ = nullptr;
@@ -166,11 +178,19 @@ void LoopLowering::emit_prologue() {
   if (tile())
     output_strides_ = load_field(pointer, offsetof(LoopArgs, output_strides), "output_strides");
   inner_extent_ = load_index(shape_field_, last_axis_, "inner_extent");
+  const bool gathers = std::find(plan_.input_gathered.begin(), plan_.input_gathered.end(), true) !=
+                       plan_.input_gathered.end();
+  llvm::Value* bounds = gathers ? load_field(pointer, offsetof(LoopArgs, gather_bounds), "gather_bounds") : nullptr;
+  if (gathers) fault_ = load_field(pointer, offsetof(LoopArgs, fault), "fault");
   for (std::size_t k = 0; k < plan_.input_dtypes.size(); ++k) {
     input_bases_.push_back(builder_.CreateAlignedLoad(
         pointer, builder_.CreateConstInBoundsGEP1_64(pointer, inputs, k), llvm::Align(8), "input"));
     inner_strides_.push_back(plan_.access[k] == InnerAccess::strided ? input_stride(k, last_axis_)
                                                                      : nullptr);
+    const bool gathered = plan_.input_gathered[k];
+    gather_extents_.push_back(gathered ? load_index(bounds, index(2 * static_cast<std::int64_t>(k)), "extent") : nullptr);
+    gather_strides_.push_back(gathered ? load_index(bounds, index(2 * static_cast<std::int64_t>(k) + 1), "axis_stride")
+                                       : nullptr);
   }
   for (std::size_t j = 0; j < plan_.outputs.size(); ++j) {
     output_bases_.push_back(builder_.CreateAlignedLoad(
@@ -308,6 +328,7 @@ void LoopLowering::emit_tile_prefetch(const std::vector<llvm::Value*>& row_strid
 // The inner loops over columns [0, count) of a row piece starting at `column` (flat `position`,
 // unused by tile kernels), with the walkers at row_offsets_.
 void LoopLowering::emit_row_piece(llvm::Value* column, llvm::Value* position, llvm::Value* count) {
+  piece_position_ = position;
   row_inputs_.assign(input_bases_.size(), RowInput{});
   for (std::size_t k = 0; k < input_bases_.size(); ++k) {
     const DType dtype = plan_.input_dtypes[k];
@@ -327,6 +348,11 @@ void LoopLowering::emit_row_piece(llvm::Value* column, llvm::Value* position, ll
         // Hoisted out of the inner loops: one load and one splat per row piece.
         llvm::Value* pointer =
             builder_.CreateGEP(element_type(dtype), input_bases_[k], row_offsets_[k]);
+        // A gathered input is read at its indices only (emit_gather).
+        if (plan_.input_gathered[k]) {
+          row.row_pointer = pointer;
+          break;
+        }
         row.broadcast_scalar = LeafReader(builder_, module_, 1).read(plan_.source(k), pointer);
         row.broadcast_vector = builder_.CreateVectorSplat(shape_.lanes, row.broadcast_scalar);
         break;
@@ -480,6 +506,106 @@ llvm::Value* LoopLowering::load_input(std::size_t k, unsigned lanes, llvm::Value
   return nullptr;  // not reached: the check throws
 }
 
+llvm::Value* LoopLowering::emit_gather(const LoopPlanNode& node, unsigned lanes, llvm::Value* column,
+                                       llvm::Value* indices) {
+  const auto k = static_cast<std::size_t>(plan_.nodes[static_cast<std::size_t>(node.operands[0])].input_index);
+  const LoopPlanNode& index_node = plan_.nodes[static_cast<std::size_t>(node.operands[1])];
+  // An index the same in every lane (a constant, a broadcast input) is checked once and reads
+  // whole vectors of the gathered row.
+  const bool uniform = index_node.op == ir::Op::constant ||
+                       (index_node.op == ir::Op::input &&
+                        plan_.access[static_cast<std::size_t>(index_node.input_index)] == InnerAccess::broadcast);
+  const unsigned check_lanes = uniform ? 1 : lanes;
+  llvm::Value* value = uniform && lanes > 1 ? builder_.CreateExtractElement(indices, std::uint64_t{0}) : indices;
+  llvm::Type* wide = check_lanes == 1 ? index_type_ : llvm::FixedVectorType::get(index_type_, check_lanes);
+  value = builder_.CreateSExtOrBitCast(value, wide, "index");
+  auto splat = [&](llvm::Value* scalar) {
+    return check_lanes == 1 ? scalar : builder_.CreateVectorSplat(check_lanes, scalar);
+  };
+  llvm::Value* extent = splat(gather_extents_[k]);
+  llvm::Value* zero = splat(index(0));
+  llvm::Value* element = builder_.CreateSelect(builder_.CreateICmpSLT(value, zero), builder_.CreateAdd(value, extent), value);
+  // Unsigned: a still negative element is outside too.
+  llvm::Value* inside = builder_.CreateICmpULT(element, extent, "inside");
+  llvm::Value* outside_lanes = builder_.CreateNot(inside);
+  llvm::Value* outside = check_lanes == 1 ? outside_lanes : builder_.CreateOrReduce(outside_lanes);
+  emit_fault_report(k, outside, outside_lanes, value, column, check_lanes);
+  llvm::Value* shift = builder_.CreateMul(builder_.CreateSelect(inside, element, zero), splat(gather_strides_[k]), "shift");
+
+  const RowInput& row = row_inputs_[k];
+  const LeafSource source = plan_.source(k);
+  llvm::Type* element_in_memory = element_type(source.dtype);
+  LeafReader reader(builder_, module_, lanes);
+  // Lane l reads element base + l * step (+ its shift) of the input.
+  llvm::Value* base = row.row_pointer;
+  llvm::Value* step = index(0);
+  switch (plan_.access[k]) {
+    case InnerAccess::contiguous:
+      base = builder_.CreateGEP(element_in_memory, row.row_pointer, column);
+      step = index(1);
+      break;
+    case InnerAccess::strided:
+      base = builder_.CreateGEP(element_in_memory, row.row_pointer, builder_.CreateMul(column, row.inner_stride));
+      step = row.inner_stride;
+      break;
+    case InnerAccess::broadcast: break;
+  }
+  if (uniform) {
+    llvm::Value* at = builder_.CreateGEP(element_in_memory, base, shift);
+    switch (plan_.access[k]) {
+      case InnerAccess::contiguous: return reader.read(source, at);
+      case InnerAccess::strided: return reader.read_strided(source, at, step);
+      case InnerAccess::broadcast: {
+        llvm::Value* scalar = LeafReader(builder_, module_, 1).read(source, at);
+        return lanes == 1 ? scalar : builder_.CreateVectorSplat(lanes, scalar);
+      }
+    }
+  }
+  if (lanes == 1) return reader.read(source, builder_.CreateGEP(element_in_memory, base, shift));
+  // One scalar load per lane, as strided inputs are read (leaf_values.cpp says why).
+  llvm::Value* vector = llvm::PoisonValue::get(llvm::FixedVectorType::get(element_in_memory, lanes));
+  for (unsigned lane = 0; lane < lanes; ++lane) {
+    llvm::Value* offset = builder_.CreateAdd(builder_.CreateMul(index(lane), step), builder_.CreateExtractElement(shift, lane));
+    llvm::Value* loaded = builder_.CreateAlignedLoad(element_in_memory, builder_.CreateGEP(element_in_memory, base, offset),
+                                                     element_align(source.dtype));
+    vector = builder_.CreateInsertElement(vector, loaded, lane);
+  }
+  return ElementwiseEmitter(builder_, module_, lanes).from_memory(source.dtype, vector);
+}
+
+void LoopLowering::emit_fault_report(std::size_t k, llvm::Value* outside, llvm::Value* outside_lanes,
+                                     llvm::Value* values, llvm::Value* column, unsigned check_lanes) {
+  llvm::BasicBlock* report = block("index_fault");
+  llvm::BasicBlock* checked = block("index_checked");
+  builder_.CreateCondBr(outside, report, checked, llvm::MDBuilder(context_).createBranchWeights(1, 1 << 20));
+  builder_.SetInsertPoint(report);
+  llvm::Value* lane = index(0);
+  llvm::Value* value = values;
+  if (check_lanes > 1) {
+    llvm::Value* mask = builder_.CreateBitCast(outside_lanes, builder_.getIntNTy(check_lanes));
+    lane = builder_.CreateZExt(builder_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, mask, builder_.getTrue()), index_type_);
+    value = builder_.CreateExtractElement(values, lane);
+  }
+  llvm::Value* position = builder_.CreateAdd(builder_.CreateAdd(piece_position_, column), lane, "fault_position");
+  auto field = [&](std::size_t offset) {
+    return builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), fault_, offset);
+  };
+  llvm::Value* found = builder_.CreateAlignedLoad(index_type_, field(offsetof(IndexFault, found)), llvm::Align(8));
+  llvm::Value* first = builder_.CreateICmpEQ(found, index(0));
+  const std::pair<std::size_t, llvm::Value*> writes[] = {
+      {offsetof(IndexFault, found), index(1)},
+      {offsetof(IndexFault, input), index(static_cast<std::int64_t>(k))},
+      {offsetof(IndexFault, index), value},
+      {offsetof(IndexFault, position), position}};
+  for (const auto& [offset, written] : writes) {
+    llvm::Value* pointer = field(offset);
+    llvm::Value* kept = builder_.CreateAlignedLoad(index_type_, pointer, llvm::Align(8));
+    builder_.CreateAlignedStore(builder_.CreateSelect(first, written, kept), pointer, llvm::Align(8));
+  }
+  builder_.CreateBr(checked);
+  builder_.SetInsertPoint(checked);
+}
+
 llvm::Value* LoopLowering::philox_key(const LoopPlanNode& node) {
   const LoopPlanNode& key = plan_.nodes[static_cast<std::size_t>(node.operands[0])];
   if (key.op == ir::Op::constant) return ElementwiseEmitter(builder_, module_, 1).constant(DType::i64, key.constant);
@@ -520,7 +646,11 @@ void LoopLowering::emit_chunk(unsigned lanes, llvm::Value* column) {
     if (lanes % 8 == 0 && is_philox_run(plan_, node)) {
       values[n] = emit_philox_chunk(n, lanes, column);
     } else if (node.op == ir::Op::input) {
-      values[n] = load_input(static_cast<std::size_t>(node.input_index), lanes, column);
+      const auto k = static_cast<std::size_t>(node.input_index);
+      // A gathered input has no value of its own here: its gathers read it at their indices.
+      if (!plan_.input_gathered[k]) values[n] = load_input(k, lanes, column);
+    } else if (node.op == ir::Op::gather) {
+      values[n] = emit_gather(node, lanes, column, values[static_cast<std::size_t>(node.operands[1])]);
     } else if (node.op == ir::Op::constant) {
       values[n] = emitter.constant(node.dtype, node.constant);
     } else {
@@ -548,11 +678,19 @@ void LoopLowering::emit_chunk(unsigned lanes, llvm::Value* column) {
 LoopShape choose_loop_shape(const LoopPlan& plan, int vector_bits) {
   // The key and position of a philox run are read as scalars (the run's blocks take their own
   // lanes): their i64 does not halve the kernel's lanes when nothing else reads them.
+  // Likewise a gather's broadcast index, read once per row piece, and its gathered input, which
+  // has no value of its own (the gather's dtype is its).
   std::vector<int> readers(plan.nodes.size(), 0), run_reads(plan.nodes.size(), 0);
   for (const auto& node : plan.nodes)
-    for (int operand : node.operands) {
-      ++readers[static_cast<std::size_t>(operand)];
-      if (is_philox_run(plan, node)) ++run_reads[static_cast<std::size_t>(operand)];
+    for (std::size_t k = 0; k < node.operands.size(); ++k) {
+      const auto operand = static_cast<std::size_t>(node.operands[k]);
+      ++readers[operand];
+      const LoopPlanNode& read = plan.nodes[operand];
+      const bool scalar_index =
+          node.op == ir::Op::gather &&
+          (k == 0 || read.op == ir::Op::constant ||
+           (read.op == ir::Op::input && plan.access[static_cast<std::size_t>(read.input_index)] == InnerAccess::broadcast));
+      if (is_philox_run(plan, node) || scalar_index) ++run_reads[operand];
     }
   for (int output : plan.outputs) ++readers[static_cast<std::size_t>(output)];
   std::size_t widest = 1;

@@ -198,4 +198,29 @@ struct TopK {
 };
 TopK topk(const Tensor& x, std::int64_t k, std::int64_t axis = -1);
 
+// ---- indexing (docs/indexing.md) ----
+// Indices are i32 or i64; an index i of an axis of n elements names element i, or i + n when
+// i < 0 (numpy). An index outside [-n, n) makes the eval() that reads it throw Error naming the
+// function, the index and its position in `indices`; nothing is read or written out of bounds and
+// every tensor stays valid. The indexed reads fuse into the kernel that consumes them.
+//
+// numpy.take / torch.index_select: shape x[:axis] + indices.shape + x[axis+1:].
+Tensor take(const Tensor& x, const Tensor& indices, std::int64_t axis = 0);
+// numpy.take_along_axis / torch.gather: result[p] = x[p with p[axis] := indices[p]]; x and
+// indices have one rank, and broadcast against each other on the other axes.
+Tensor take_along_axis(const Tensor& x, const Tensor& indices, std::int64_t axis);
+// torch.index_add (the adjoint of take along a 1-D index): base, plus values' slice j added at
+// base's slice indices[j] along axis; values has base's shape but indices.size() along axis (or
+// broadcasts to it) and base's dtype. Repeated indices add in increasing j, one fixed order at
+// every width and thread count.
+Tensor index_add(const Tensor& base, std::int64_t axis, const Tensor& indices, const Tensor& values);
+// torch.scatter_add (the adjoint of take_along_axis): base, plus values[p] added at p with
+// p[axis] := indices[p]; indices has base's rank and base's extents but along axis; values, of
+// base's dtype, broadcasts to indices' shape or is longer (its first extents are read, as torch).
+// Repeated destinations add in increasing row-major p, one fixed order.
+Tensor scatter_add(const Tensor& base, std::int64_t axis, const Tensor& indices, const Tensor& values);
+// indices.shape + [classes]: 1 where the last index equals indices' element (made non-negative),
+// else 0.
+Tensor one_hot(const Tensor& indices, std::int64_t classes, DType dtype = f32);
+
 }  // namespace tensorjit

@@ -2,7 +2,8 @@
 // lowering to LLVM IR (codegen/src/lower_loop*.cpp). LLVM-free.
 //
 // A kernel is an expression graph of elementwise ops (ops.def categories unary, binary, ternary)
-// whose leaves are `input`, `iota` and `constant` nodes, all of one shape: the iteration domain.
+// and gathers, whose leaves are `input`, `iota` and `constant` nodes, all of one shape: the
+// iteration domain.
 // Views were folded into the inputs' layouts before (no movement op reaches a kernel). Its outputs
 // are the graph's outputs, each written contiguously over the domain.
 //
@@ -23,6 +24,17 @@
 // cast converts), so a view folded into its layout reads what that view of the iota holds, and
 // any caller's pointer arithmetic on inputs (blocks, tiles, rows) works on it unchanged. The reduce
 // and row kernels take iota leaves the same way.
+// Gathers (flat form only). A gather's operand 0 is an `input` leaf that only gathers read, of the
+// domain's shape: its strides are those of the gathered tensor with the indexed axis's set to 0,
+// and its element at an index of the domain is the one at position 0 along that axis. The kernel
+// reads the element at that address plus k * axis stride, k being the gather's index (operand 1,
+// any value of the expression) resolved against the axis's extent (ir::resolve_index);
+// LoopArgs::gather_bounds gives the extent and the axis stride. An index outside [-extent, extent)
+// is never read through: the lane reads k = 0 instead (so an input of extent 0 must point at one
+// readable element with all strides 0), and the first such index the call meets, in the order of
+// the flat range, is written to LoopArgs::fault if fault->found is still 0. The caller then throws
+// (ir::throw_index_out_of_range). An index the same across the inner axis (a broadcast input or a
+// constant) reads whole vectors of the gathered row, any other one element per lane.
 // Sizes and strides are run-time arguments: a new size or stride does not recompile; only the
 // inner-axis access class of each input (below) is part of the kernel's key. The inner axis is
 // processed in explicit vectors of the target width, unrolled; the tail of a row computes the same
@@ -68,6 +80,14 @@ enum class InnerAccess : std::uint8_t {
   strided,     // any other stride: scalar loads assembled into a vector
 };
 
+// The first index out of range a kernel call met ("Gathers" above).
+struct IndexFault {
+  std::int64_t found = 0;     // 0 until the call finds one
+  std::int64_t input = 0;     // the gathered input, by position in LoopKernelSpec::inputs
+  std::int64_t index = 0;     // the index's value
+  std::int64_t position = 0;  // its element's position in the domain's flat row-major range
+};
+
 struct LoopArgs {
   std::int64_t rank;                       // 1..kMaxLoopRank (a rank-0 domain is passed as [1])
   std::int64_t shape[kMaxLoopRank];        // extents, row-major
@@ -77,6 +97,10 @@ struct LoopArgs {
   // outputs x kMaxLoopRank, in elements; read only by tile kernels (flat kernels write each
   // output contiguously and may leave this null).
   const std::int64_t* output_strides;
+  // inputs x 2: for each input a gather reads (above), its axis's extent and stride in elements;
+  // other inputs' entries are not read. May be null when no gather.
+  const std::int64_t* gather_bounds;
+  IndexFault* fault;  // may be null when no gather
 };
 
 using LoopFunction = void(const LoopArgs* args, std::int64_t begin, std::int64_t end);

@@ -86,8 +86,19 @@ struct SortAttr {  // sort, argsort: the axis ordered, the direction, how many p
   std::int64_t count = 0;  // 0 <= count <= the axis's extent; the result's extent along axis
 };
 
+// The public function that built a gather or scatter_add: its error messages name it and give the
+// offending index's position in the indices that function was passed (docs/indexing.md).
+enum class IndexOrigin : std::uint8_t { take, take_along_axis, one_hot, index_add, scatter_add };
+struct IndexAttr {  // gather, scatter_add
+  int axis = 0;     // the axis indexed, non-negative
+  // How many axes the user's indices had, ending at `axis` of the node's indices (take and index_add
+  // spread a k-axis index over the result's axes [axis - k + 1, axis]); 0: all of them.
+  int index_axes = 0;
+  IndexOrigin origin = IndexOrigin::take_along_axis;
+};
+
 using Attrs = std::variant<std::monostate, InputAttr, ConstantAttr, IotaAttr, ShapeAttr, PermuteAttr,
-                           SliceAttr, CastAttr, ReduceAttr, ScanAttr, SortAttr>;
+                           SliceAttr, CastAttr, ReduceAttr, ScanAttr, SortAttr, IndexAttr>;
 
 // Fresh id for a new input node (process-wide counter).
 std::uint64_t next_input_id();
@@ -181,6 +192,8 @@ NodePtr make_reduce(Op op, NodePtr x, std::vector<int> axes, bool keepdims,
                     ReductionMode mode = ReductionMode::strict);
 NodePtr make_cumsum(NodePtr x, int axis);
 NodePtr make_sort(Op op, NodePtr x, int axis, bool descending, std::int64_t count);
+NodePtr make_gather(NodePtr x, NodePtr indices, IndexAttr attr);
+NodePtr make_scatter_add(NodePtr base, NodePtr indices, NodePtr values, IndexAttr attr);
 
 // The dtype a reduction op gives for an input of `dtype` (sums of integers and bools are i64).
 DType reduce_result_dtype(Op op, DType dtype);

@@ -14,13 +14,14 @@ namespace tensorjit::ir {
 struct Step {
   // What kind of kernel computes the step. The runtime's table of step kinds
   // (runtime/src/step_kind.cpp) has a row for each, in this order.
-  enum class Kind { loop, single, reduce, product, row, fill, scan, sort };
+  enum class Kind { loop, single, reduce, product, row, fill, scan, sort, scatter };
   Kind kind = Kind::loop;
   // loop: the group's ops, inputs first; single: the one node; reduce: the producer ops, the one
   // reduction, then the consumer ops (each part in topological order); product
   // (fuse_epilogues.hpp): the matmul, then its epilogue's ops; fill: a constant that is a graph
   // output, written out contiguously; scan (fuse_scans.hpp): the producer ops, the one scan, then
-  // the consumer ops; sort: a sort and/or an argsort of one operand with equal attributes.
+  // the consumer ops; sort: a sort and/or an argsort of one operand with equal attributes;
+  // scatter: one scatter_add, its base copied and its values added in one fixed order.
   std::vector<NodePtr> nodes;
   std::vector<NodePtr> outputs;  // the values this step writes
   std::vector<std::string> reasons;  // one per output: why it is materialised
@@ -29,7 +30,7 @@ struct Step {
   std::vector<Step> parts = {};  // "= {}": aggregates that leave it out then raise no warning
 };
 
-inline constexpr std::size_t kStepKindCount = static_cast<std::size_t>(Step::Kind::sort) + 1;
+inline constexpr std::size_t kStepKindCount = static_cast<std::size_t>(Step::Kind::scatter) + 1;
 
 struct Plan {
   Graph graph;              // the graph the steps compute (after fold_views)
@@ -37,6 +38,10 @@ struct Plan {
 };
 
 std::string_view step_kind_name(Step::Kind kind);
+
+// Whether the step computes a gather. Only the flat loop kernel reads gathers (docs/indexing.md), so
+// a loop step that computes one joins no reduce, scan, row or product step.
+bool computes_gather(const Step& step);
 
 // The plan as text: which node went into which step, and why each value is materialised.
 std::string print_plan(const Plan& plan);

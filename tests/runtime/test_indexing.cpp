@@ -1,0 +1,224 @@
+// take, take_along_axis, index_add, scatter_add and one_hot through the runtime: against the
+// interpreter bit for bit over random shapes, every axis and dtype, negative indices, i32 and i64
+// indices, views and fused producers and consumers; the gather fused into its consumer's loop; an
+// index out of range as an error that names the function, the index and its position and leaves
+// every tensor valid; repeated indices added in one fixed order; and NumPy and PyTorch when
+// bench/.venv has them. ctest reruns the "*JIT*" cases at every VECTOR_BITS and at 1 and 2 threads.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <random>
+
+#include <tensorjit/tensorjit.hpp>
+
+#include "jit_oracle.hpp"
+#include "peer_check.hpp"
+
+namespace tj = tensorjit;
+namespace ir = tensorjit::ir;
+
+namespace {
+
+void check(const std::vector<tj::Tensor>& results) { tensorjit::testing::check_tensors_against_interpreter(results); }
+
+std::string plan_of(const std::vector<tj::Tensor>& results) {
+  std::vector<ir::NodePtr> nodes;
+  for (const auto& result : results) nodes.push_back(tj::detail::node_of(result, "test"));
+  return ir::print_plan(ir::plan_graph(tj::detail::graph_for(nodes)));
+}
+
+std::int64_t numel(const tj::Shape& shape) {
+  std::int64_t n = 1;
+  for (auto e : shape) n *= e;
+  return n;
+}
+
+// Values whose sums depend on the order they are added in (magnitudes far apart).
+tj::Tensor random_values(std::mt19937_64& rng, const tj::Shape& shape, tj::DType dtype) {
+  std::vector<double> values(static_cast<std::size_t>(numel(shape)));
+  std::uniform_int_distribution<int> pick(-40, 40);
+  std::uniform_int_distribution<int> scale(0, 3);
+  constexpr double kScales[] = {1, 1e-7, 1e7, 0.1};
+  for (auto& value : values) value = pick(rng) * kScales[scale(rng)] + 0.25;
+  return tj::tensor<double>(shape, values).astype(dtype);
+}
+
+// Indices in [-extent, extent), every one of them valid.
+tj::Tensor random_indices(std::mt19937_64& rng, const tj::Shape& shape, std::int64_t extent, tj::DType dtype) {
+  std::vector<std::int64_t> values(static_cast<std::size_t>(numel(shape)));
+  std::uniform_int_distribution<std::int64_t> pick(-extent, extent - 1);
+  for (auto& value : values) value = pick(rng);
+  return tj::tensor<std::int64_t>(shape, values).astype(dtype);
+}
+
+}  // namespace
+
+TEST_SUITE("runtime") {
+  TEST_CASE("indexing JIT: take and take_along_axis on every axis of random shapes and dtypes, bit for bit") {
+    std::mt19937_64 rng(22);
+    const std::vector<tj::Shape> shapes = {{1}, {7}, {3, 5}, {1, 33}, {33, 1}, {2, 3, 37}, {70, 19}, {5, 130}, {3, 2, 5, 4}};
+    const std::vector<tj::Shape> index_shapes = {{}, {1}, {5}, {2, 3}, {17}, {4, 1, 3}};
+    for (tj::DType dtype : {tj::f32, tj::f64, tj::i32, tj::i64, tj::boolean}) {
+      for (const auto& shape : shapes) {
+        const tj::Tensor x = random_values(rng, shape, dtype == tj::boolean ? tj::i32 : dtype);
+        const tj::Tensor values = dtype == tj::boolean ? x > 0 : x;
+        for (std::int64_t axis = 0; axis < values.rank(); ++axis) {
+          CAPTURE(dtype);
+          CAPTURE(axis);
+          CAPTURE(shape);
+          const std::int64_t extent = shape[static_cast<std::size_t>(axis)];
+          const tj::DType index_dtype = axis % 2 == 0 ? tj::i64 : tj::i32;
+          for (const auto& index_shape : index_shapes) {
+            const tj::Tensor indices = random_indices(rng, index_shape, extent, index_dtype);
+            check({tj::take(values, indices, axis)});
+          }
+          tj::Shape along = shape;
+          along[static_cast<std::size_t>(axis)] = 3;
+          const tj::Tensor indices = random_indices(rng, along, extent, index_dtype);
+          check({tj::take_along_axis(values, indices, axis)});
+        }
+      }
+    }
+  }
+
+  TEST_CASE("indexing JIT: gathers fused with producers, consumers, views and computed indices") {
+    std::mt19937_64 rng(7);
+    const tj::Tensor table = random_values(rng, {50, 24}, tj::f32);
+    const tj::Tensor ids = random_indices(rng, {6, 9}, 50, tj::i64);
+    const tj::Tensor bias = random_values(rng, {24}, tj::f32);
+    tj::eval({table, ids, bias});
+    // The table through views and as a computed value, the indices computed in the kernel.
+    check({tj::take(table, ids) * 2.0f + bias});
+    check({tj::take(table.transpose(), ids, 1)});
+    check({tj::take(tj::exp(table * 0.01f), ids)});
+    check({tj::take(table, tj::remainder(ids * 7, tj::scalar<std::int64_t>(50)) - 50)});
+    check({tj::take(table.flip(0).slice(0, 0, 50, 2), tj::remainder(ids, tj::scalar<std::int64_t>(25)))});
+    check({tj::take(table, ids).permute({2, 0, 1}) + 1.0f, tj::take(table, ids).sum({2})});
+    check({tj::take(tj::full({50, 24}, 3.5f), ids), tj::take(tj::arange(0, 50, 1, tj::f32), ids)});
+    check({tj::take_along_axis(table, tj::argsort(table, 0), 0)});
+    check({tj::take_along_axis(table, random_indices(rng, {1, 24}, 50, tj::i32), 0) + table});
+    // The embedding block's shape: a gather per row, broadcast along the row.
+    const tj::Tensor positions = tj::arange(0, 9, 1, tj::i64).reshape({1, 9}).expand({6, 9});
+    check({tj::take(table, ids) + tj::take(table, positions) + bias});
+    const std::string plan = plan_of({tj::take(table, ids) + tj::take(table, positions) + bias});
+    INFO(plan);
+    CHECK(plan.find("step 0: loop") != std::string::npos);
+    CHECK(plan.find("step 1") == std::string::npos);
+  }
+
+  TEST_CASE("indexing JIT: index_add and scatter_add add repeated destinations in one fixed order") {
+    std::mt19937_64 rng(3);
+    for (tj::DType dtype : {tj::f32, tj::f64, tj::i32, tj::i64}) {
+      CAPTURE(dtype);
+      const tj::Tensor base = random_values(rng, {40, 37}, dtype);
+      // Far more rows than destinations: every destination gets many adds.
+      const tj::Tensor ids = random_indices(rng, {3000}, 40, tj::i64);
+      check({tj::index_add(base, 0, ids, random_values(rng, {3000, 37}, dtype))});
+      check({tj::index_add(base, 1, random_indices(rng, {5}, 37, tj::i32), random_values(rng, {40, 5}, dtype))});
+      check({tj::index_add(base, 0, ids.slice(0, 0, 7), random_values(rng, {37}, dtype))});
+      check({tj::scatter_add(base, 0, random_indices(rng, {90, 37}, 40, tj::i32), random_values(rng, {90, 37}, dtype))});
+      check({tj::scatter_add(base, 1, random_indices(rng, {40, 100}, 37, tj::i64), random_values(rng, {40, 100}, dtype))});
+      check({tj::scatter_add(base.transpose(), 1, random_indices(rng, {37, 2}, 40, tj::i64),
+                             random_values(rng, {37, 2}, dtype) * random_values(rng, {37, 2}, dtype))});
+    }
+    // The gradient of an embedding: zeros plus rows, big enough to be split over threads.
+    const tj::Tensor rows = random_values(rng, {4096, 384}, tj::f32);
+    const tj::Tensor ids = random_indices(rng, {4096}, 1000, tj::i64);
+    check({tj::index_add(tj::zeros({1000, 384}), 0, ids, rows)});
+    check({tj::index_add(tj::zeros({1000, 384}), 0, tj::remainder(ids, tj::scalar<std::int64_t>(3)), rows * 3.0f)});
+  }
+
+  TEST_CASE("indexing JIT: one_hot, empty indices and size-1 axes") {
+    std::mt19937_64 rng(9);
+    check({tj::one_hot(random_indices(rng, {4, 6}, 10, tj::i64), 10), tj::one_hot(random_indices(rng, {7}, 3, tj::i32), 3, tj::i32)});
+    check({tj::one_hot(tj::scalar<std::int64_t>(-1), 4, tj::boolean)});
+    const tj::Tensor table = random_values(rng, {5, 3}, tj::f32);
+    check({tj::take(table, tj::zeros({0}, tj::i64)), tj::take(table, tj::zeros({2, 0}, tj::i32), 1)});
+    check({tj::take(tj::zeros({0, 3}), tj::zeros({0}, tj::i64))});
+    check({tj::index_add(table, 0, tj::zeros({0}, tj::i64), tj::zeros({0, 3}))});
+    check({tj::take(table, tj::full({4}, std::int64_t{-5}))});
+  }
+
+  TEST_CASE("indexing JIT: an index out of range is an error naming it and its position, tensors stay valid") {
+    const tj::Tensor table = tj::arange(0, 12, 1, tj::f32).reshape({4, 3});
+    table.eval();
+    const tj::Tensor ids = tj::tensor<std::int64_t>({2, 3}, {0, 1, 2, 3, -4, 4});
+    ids.eval();
+    const tj::Tensor gathered = tj::take(table, ids) + 1.0f;
+    CHECK_THROWS_WITH_AS(gathered.eval(),
+                         doctest::Contains("take: index 4 at position [1, 2] of the indices is outside [-4, 4)"), tj::Error);
+    CHECK_THROWS_WITH_AS(tj::take(table, tj::full({2}, std::int64_t{-5}), 0).eval(), doctest::Contains("index -5 at position [0]"),
+                         tj::Error);
+    CHECK_THROWS_WITH_AS(tj::take(table, tj::full({2}, std::int32_t{3}), 1).eval(), doctest::Contains("axis 1"), tj::Error);
+    CHECK_THROWS_WITH_AS(tj::take_along_axis(table, tj::full({4, 3}, std::int64_t{9}), 0).eval(),
+                         doctest::Contains("take_along_axis: index 9 at position [0, 0]"), tj::Error);
+    CHECK_THROWS_WITH_AS(tj::index_add(table, 0, tj::tensor<std::int64_t>({3}, {0, 7, 8}), tj::ones({3, 3})).eval(),
+                         doctest::Contains("index_add: index 7 at position [1]"), tj::Error);
+    CHECK_THROWS_WITH_AS(tj::scatter_add(table, 1, tj::full({4, 1}, std::int64_t{-4}), tj::ones({4, 1})).eval(),
+                         doctest::Contains("scatter_add: index -4 at position [0, 0]"), tj::Error);
+    CHECK_THROWS_WITH_AS(tj::one_hot(tj::tensor<std::int64_t>({2}, {1, 3}), 3).eval(),
+                         doctest::Contains("one_hot: index 3 at position [1]"), tj::Error);
+    CHECK_THROWS_WITH_AS(tj::take(tj::zeros({0, 2}), tj::zeros({1}, tj::i64)).eval(), doctest::Contains("outside [0, 0)"),
+                         tj::Error);
+    // Nothing above changed a value, and the same graphs with valid indices still run.
+    CHECK(table.to_vector<float>() == std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+    CHECK(ids.to_vector<std::int64_t>() == std::vector<std::int64_t>{0, 1, 2, 3, -4, 4});
+    const tj::Tensor fixed = tj::take(table, tj::remainder(ids, tj::scalar<std::int64_t>(4))) + 1.0f;
+    CHECK(fixed.sum().item<float>() == (3 + 12 + 21 + 30 + 3 + 3) + 18 * 1);
+    // A big gather split over threads reports the first index out of range in row-major order.
+    std::vector<std::int64_t> many(100000, 1);
+    many[77777] = 9;
+    many[99999] = -9;
+    CHECK_THROWS_WITH_AS((tj::take(table, tj::tensor<std::int64_t>({100000}, many)) * 2.0f).eval(),
+                         doctest::Contains("index 9 at position [77777]"), tj::Error);
+  }
+
+  TEST_CASE("indexing: bad dtypes, ranks and shapes are errors that name the function") {
+    const tj::Tensor x = tj::zeros({2, 3});
+    CHECK_THROWS_WITH_AS(tj::take(x, tj::zeros({2})), doctest::Contains("take: indices must be i32 or i64"), tj::Error);
+    CHECK_THROWS_WITH_AS(tj::take(x, tj::zeros({2}, tj::i64), 2), doctest::Contains("take"), tj::Error);
+    CHECK_THROWS_WITH_AS(tj::take(tj::scalar(1.0f), tj::zeros({2}, tj::i64)), doctest::Contains("0-d"), tj::Error);
+    CHECK_THROWS_WITH_AS(tj::take_along_axis(x, tj::zeros({2}, tj::i64), 0), doctest::Contains("one rank"), tj::Error);
+    CHECK_THROWS_WITH_AS(tj::take_along_axis(x, tj::zeros({2, 2}, tj::i64), 0), doctest::Contains("broadcast"), tj::Error);
+    CHECK_THROWS_WITH_AS(tj::index_add(x, 0, tj::zeros({2, 1}, tj::i64), tj::ones({2, 3})), doctest::Contains("1-D"), tj::Error);
+    CHECK_THROWS_WITH_AS(tj::index_add(x, 0, tj::zeros({2}, tj::i64), tj::ones({2, 3}, tj::f64)), doctest::Contains("dtype"),
+                         tj::Error);
+    CHECK_THROWS_WITH_AS(tj::index_add(x, 0, tj::zeros({2}, tj::i64), tj::ones({3, 3})), doctest::Contains("broadcast"),
+                         tj::Error);
+    CHECK_THROWS_WITH_AS(tj::scatter_add(x, 0, tj::zeros({2, 2}, tj::i64), tj::ones({2, 2})), doctest::Contains("scatter_add"),
+                         tj::Error);
+    CHECK_THROWS_WITH_AS(tj::one_hot(tj::zeros({2}), 3), doctest::Contains("one_hot: indices must be"), tj::Error);
+    CHECK_THROWS_WITH_AS(tj::one_hot(tj::zeros({2}, tj::i64), -1), doctest::Contains("one_hot"), tj::Error);
+  }
+
+  TEST_CASE("indexing: NumPy's take and take_along_axis, PyTorch's index_add, scatter_add and one_hot give our results") {
+    std::mt19937_64 rng(5);
+    // Quarters: every sum is exact, so any order of adds gives these bits.
+    const tj::Tensor x = tj::remainder(random_values(rng, {37, 29}, tj::f32), tj::scalar(64.0f));
+    const tj::Tensor ids = random_indices(rng, {5, 7}, 37, tj::i64);
+    const tj::Tensor along = random_indices(rng, {37, 11}, 29, tj::i64);
+    const tj::Tensor rows = tj::remainder(random_values(rng, {35, 29}, tj::f32), tj::scalar(64.0f));
+    const tj::Tensor spread = tj::remainder(random_values(rng, {37, 11}, tj::f32), tj::scalar(64.0f));
+    tensorjit::testing::PeerCheck peers;
+    const bool ran = peers.run({{"x", x}, {"ids", ids}, {"along", along}, {"rows", rows}, {"spread", spread}}, R"(
+import numpy as np, torch
+x, ids, along, rows, spread = (np.load(f'{n}.npy') for n in ('x', 'ids', 'along', 'rows', 'spread'))
+np.save('take0.npy', np.take(x, ids, axis=0))
+np.save('take1.npy', np.take(x, ids % 29 - 29, axis=1))
+np.save('along.npy', np.take_along_axis(x, along, axis=1))
+# PyTorch takes no negative indices: ours count from the end, as numpy's.
+t = torch.from_numpy
+np.save('index_add.npy', t(x).index_add(0, t(ids.reshape(-1) % 37), t(rows)).numpy())
+np.save('scatter_add.npy', t(x).scatter_add(1, t(along % 29), t(spread)).numpy())
+np.save('one_hot.npy', torch.nn.functional.one_hot(t(ids % 37), 37).numpy())
+)");
+    if (!ran) return;
+    auto same = [&](const std::string& file, const tj::Tensor& ours) { peers.same(file, ours); };
+    same("take0.npy", tj::take(x, ids, 0));
+    same("take1.npy", tj::take(x, tj::remainder(ids, tj::scalar<std::int64_t>(29)) - 29, 1));
+    same("along.npy", tj::take_along_axis(x, along, 1));
+    same("index_add.npy", tj::index_add(x, 0, ids.reshape({-1}), rows));
+    same("scatter_add.npy", tj::scatter_add(x, 1, along, spread));
+    same("one_hot.npy", tj::one_hot(ids, 37, tj::i64));
+  }
+}
