@@ -10,6 +10,7 @@
 # it there, checks it and downloads nothing. Exit status 1 with a message when PyPI cannot be
 # reached or the file does not match.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/fetch_wheel.sh"
 
 package=scikit-learn
 version=1.5.2
@@ -24,33 +25,14 @@ if verified "$file"; then
   exit 0
 fi
 
-for tool in unzip sha256sum; do
-  command -v "$tool" >/dev/null || { echo "fetch_digits: $tool is missing (apt-get install $tool)" >&2; exit 1; }
-done
-pip=()
-if python3 -m pip --version >/dev/null 2>&1; then
-  pip=(python3 -m pip)
-elif command -v pip3 >/dev/null; then
-  pip=(pip3)
-else
-  echo "fetch_digits: pip is missing (apt-get install python3-pip)" >&2
-  exit 1
-fi
-
 mkdir -p "$folder"
 work=$(mktemp -d "$folder/fetch.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 # Any platform's wheel holds the same file: ask for one that always exists, whatever python runs pip.
 echo "fetch_digits: downloading $package $version from PyPI (about 13 MB)" >&2
-if ! "${pip[@]}" download --quiet --no-deps --disable-pip-version-check --dest "$work" \
-    --only-binary=:all: --platform manylinux2014_x86_64 --python-version 3.11 --implementation cp \
-    --timeout 30 --retries 1 "$package==$version" >"$work/pip.log" 2>&1; then
-  cat "$work/pip.log" >&2
-  echo "fetch_digits: pip could not download $package $version: is PyPI (or the index pip is" \
-       "configured with) reachable? Nothing was changed in $folder." >&2
-  exit 1
-fi
+fetch_wheel fetch_digits "$work" "$package==$version" --only-binary=:all: --platform manylinux2014_x86_64 \
+  --python-version 3.11 --implementation cp
 
 wheel=("$work"/*.whl)
 unzip -q -o "${wheel[0]}" 'sklearn/datasets/data/digits.csv.gz' -d "$work"

@@ -14,6 +14,8 @@
 #include <tensorjit/ir/interpreter.hpp>
 #include <tensorjit/ir/vjp.hpp>
 
+#include "interpreter_testing.hpp"
+
 namespace {
 
 using namespace tensorjit;
@@ -26,26 +28,10 @@ std::set<Op>& exercised() {
 }
 
 NodePtr f64_input(const Shape& shape, const std::vector<double>& values) {
-  auto buffer = Buffer::allocate(values.size() * sizeof(double));
-  std::copy(values.begin(), values.end(), static_cast<double*>(buffer->data()));
-  return make_input(std::move(buffer), DType::f64, Layout::contiguous(shape));
+  return testing::input<double>(shape, values);
 }
 
-std::vector<double> read_f64(const Value& value) {
-  std::vector<double> out;
-  const Shape& shape = value.layout.shape;
-  std::int64_t count = 1;
-  for (auto e : shape) count *= e;
-  for (std::int64_t linear = 0; linear < count; ++linear) {
-    std::int64_t offset = value.layout.offset, rest = linear;
-    for (std::size_t axis = shape.size(); axis-- > 0;) {
-      offset += (rest % shape[axis]) * value.layout.strides[axis];
-      rest /= shape[axis];
-    }
-    out.push_back(static_cast<const double*>(value.buffer->data())[offset]);
-  }
-  return out;
-}
+std::vector<double> read_f64(const Value& value) { return testing::read<double>(value); }
 
 // How an operand of the function under test is reached from the input the test perturbs.
 struct Leaf {

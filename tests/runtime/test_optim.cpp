@@ -12,6 +12,7 @@
 #include <tensorjit/tensorjit.hpp>
 
 #include "file_test_support.hpp"
+#include "peer_python.hpp"
 
 namespace tj = tensorjit;
 
@@ -169,11 +170,8 @@ TEST_CASE("optim: a step keeps value semantics, and checks its arguments") {
 }
 
 TEST_CASE("optim: PyTorch's optimizers give the same parameters after 100 steps") {
-  const std::string python = TENSORJIT_PEER_PYTHON;
-  std::error_code missing;
-  if (!std::filesystem::exists(python, missing) ||
-      std::system((python + " -c 'import numpy, torch' >/dev/null 2>&1").c_str()) != 0) {
-    MESSAGE("SKIPPED: " << python << " cannot import numpy and torch, so the PyTorch optimizer checks did not run");
+  if (!peer_python::imports("numpy, torch")) {
+    MESSAGE("SKIPPED: " << peer_python::path() << " cannot import numpy and torch, so the PyTorch optimizer checks did not run");
     return;
   }
   const Problem problem = make_problem(9, 64);
@@ -212,8 +210,7 @@ for index, (kind, lr, momentum, dampening, wd, nesterov, beta1, beta2, eps) in e
             opt.step()
         np.save(f'p{index}_{str(dtype)[-2:]}.npy', p.detach().numpy())
 )");
-  const std::string command = "cd '" + folder.path() + "' && " + python + " peers.py > log.txt 2>&1";
-  const int status = std::system(command.c_str());
+  const int status = peer_python::run(folder.path(), "peers.py");
   INFO("python said:\n" << file_test::read_bytes(folder / "log.txt"));
   REQUIRE(status == 0);
   for (std::size_t index = 0; index < kSettings.size(); ++index) {
