@@ -25,7 +25,8 @@ bool holds(const ir::Graph& graph, ir::Op op) {
 
 TEST_CASE("the shrinker cuts a random graph down to the op its check looks for") {
   int shrunk = 0;
-  for (std::uint64_t seed = 0; seed < 60; ++seed) {
+  // Enough seeds that ten graphs with a mul turn up whatever ops the random graphs draw.
+  for (std::uint64_t seed = 0; seed < 400 && shrunk < 10; ++seed) {
     tensorjit::testing::RandomGraphOptions options;
     options.seed = seed;
     options.bind_inputs = true;
@@ -44,7 +45,7 @@ TEST_CASE("the shrinker cuts a random graph down to the op its check looks for")
     CHECK(order.size() <= ir::topological_order(graph).size());
     ++shrunk;
   }
-  CHECK(shrunk >= 10);
+  CHECK(shrunk == 10);
 }
 
 TEST_CASE("a cut binds the interpreter's value: the shrunk graph computes what the original did") {
