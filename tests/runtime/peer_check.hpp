@@ -1,13 +1,10 @@
-// The runtime suites' comparisons with NumPy and PyTorch from the benchmarks' venv
-// (TENSORJIT_PEER_PYTHON, bench/.venv): a Python script run in a fresh folder, next to the inputs
-// saved there as <name>.npy, writes .npy files that are then compared with tensors bit for bit.
-// Without a Python that imports numpy and torch the case says SKIPPED and checks nothing.
+// A comparison with NumPy and PyTorch (peer_python.hpp): a script run in a fresh folder, next to
+// the inputs saved there as <name>.npy, writes .npy files that are then compared with tensors bit
+// for bit. Without a python that imports numpy and torch the case says SKIPPED and checks nothing.
 #pragma once
 
 #include <doctest/doctest.h>
 
-#include <cstdlib>
-#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +13,7 @@
 
 #include "file_test_support.hpp"
 #include "jit_oracle.hpp"
+#include "peer_python.hpp"
 #include "runtime/src/tensor_impl.hpp"
 
 namespace tensorjit::testing {
@@ -24,17 +22,13 @@ class PeerCheck {
  public:
   // Saves `inputs`, runs `script`; false, with a SKIPPED message, when the peers are absent.
   bool run(const std::vector<std::pair<std::string, Tensor>>& inputs, const std::string& script) {
-    const std::string python = TENSORJIT_PEER_PYTHON;
-    std::error_code missing;
-    if (!std::filesystem::exists(python, missing) ||
-        std::system((python + " -c 'import numpy, torch' >/dev/null 2>&1").c_str()) != 0) {
-      MESSAGE("SKIPPED: " << python << " cannot import numpy and torch, so the peer checks did not run");
+    if (!peer_python::imports("numpy, torch")) {
+      MESSAGE("SKIPPED: " << peer_python::path() << " cannot import numpy and torch, so the peer checks did not run");
       return false;
     }
     for (const auto& [name, tensor] : inputs) save_npy(folder_ / (name + ".npy"), tensor);
     file_test::write_bytes(folder_ / "peers.py", script);
-    const std::string command = "cd '" + folder_.path() + "' && " + python + " peers.py > log.txt 2>&1";
-    const int status = std::system(command.c_str());
+    const int status = peer_python::run(folder_.path(), "peers.py");
     INFO("python said:\n" << file_test::read_bytes(folder_ / "log.txt"));
     REQUIRE(status == 0);
     return true;
