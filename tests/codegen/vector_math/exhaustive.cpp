@@ -4,7 +4,8 @@
 // default suite (ctest label `exhaustive`; scripts/setup.sh runs ctest with -LE exhaustive):
 //   ctest --test-dir build -L exhaustive --output-on-failure
 // Two threads share the inputs; the op list is vector_math_bounds.hpp's, one subcase per op
-// (-sc=exp,tanh runs those alone). pow, of two arguments, gets dense sweeps instead (below).
+// (-sc=exp,tanh runs those alone). pow and atan2, of two arguments, get dense sweeps instead
+// (below).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -81,13 +82,46 @@ codegen::testing::WorstError pow_sweep(const codegen::testing::OpKernel<float>& 
 
 }  // namespace
 
-TEST_CASE("vector math f32: all 2^32 inputs of every unary op (pow: dense sweeps) are within the bounds") {
+// atan2(y, x) over two dense sweeps: y over every 32nd bit pattern against eight x, and x over
+// every 32nd bit pattern against eight y (both signs, 1, around 1, tiny, huge, infinite, zero).
+codegen::testing::WorstError atan2_sweep(const codegen::testing::OpKernel<float>& kernel,
+                                         std::uint64_t first, std::uint64_t last) {
+  codegen::testing::WorstError worst;
+  std::vector<float> y, x;
+  auto flush = [&] {
+    const auto chunk = codegen::testing::measure(kernel, ir::Op::atan2, y, x);
+    worst.add(chunk.ulp, chunk.x, chunk.y);
+    y.clear();
+    x.clear();
+  };
+  auto push = [&](float a, float b) {
+    y.push_back(a);
+    x.push_back(b);
+    if (y.size() == kChunk) flush();
+  };
+  constexpr float kOthers[] = {1.0f, -1.0f, 0.75f, -3.0f, 1e-30f, -7.5e20f, HUGE_VALF, -0.0f};
+  for (std::uint64_t bits = first; bits < last; ++bits) {
+    if (bits % 32 != 0) continue;
+    float value;
+    const auto word = static_cast<std::uint32_t>(bits);
+    std::memcpy(&value, &word, sizeof value);
+    for (float other : kOthers) {
+      push(value, other);
+      push(other, value);
+    }
+  }
+  if (!y.empty()) flush();
+  return worst;
+}
+
+TEST_CASE("vector math f32: all 2^32 inputs of every unary op (pow, atan2: dense sweeps) are within the bounds") {
   codegen::Jit jit;
   for (ir::Op op : codegen::testing::vector_math_ops()) {
     SUBCASE(std::string(ir::op_name(op)).c_str()) {
       codegen::testing::OpKernel<float> kernel(jit, op);
       const bool pow = op == ir::Op::pow;
       auto sweep = [&](std::uint64_t first, std::uint64_t last) {
+        if (op == ir::Op::atan2) return atan2_sweep(kernel, first, last);
         return pow ? pow_sweep(kernel, first, last) : scan(kernel, op, first, last);
       };
       codegen::testing::WorstError halves[2];
@@ -99,7 +133,7 @@ TEST_CASE("vector math f32: all 2^32 inputs of every unary op (pow: dense sweeps
       const double bound = codegen::testing::ulp_bound(op, DType::f32);
       std::printf("f32 %-10s max %.4f ulp at x = %a (%.9g)", std::string(ir::op_name(op)).c_str(),
                   worst.ulp, worst.x, worst.x);
-      if (pow) std::printf(" y = %a (%.9g)", worst.y, worst.y);
+      if (ir::info(op).arity == 2) std::printf(" y = %a (%.9g)", worst.y, worst.y);
       std::printf(", bound %g\n", bound);
       std::fflush(stdout);
       CHECK(worst.ulp <= bound);
