@@ -41,6 +41,33 @@ codegen::testing::WorstError scan(const codegen::testing::OpKernel<float>& kerne
   return worst;
 }
 
+// Pairs of a binary op measured in chunks of kChunk against the double reference.
+class PairBatch {
+ public:
+  PairBatch(const codegen::testing::OpKernel<float>& kernel, ir::Op op) : kernel_(kernel), op_(op) {}
+  void push(float a, float b) {
+    x_.push_back(a);
+    y_.push_back(b);
+    if (x_.size() == kChunk) flush();
+  }
+  codegen::testing::WorstError finish() {
+    if (!x_.empty()) flush();
+    return worst_;
+  }
+
+ private:
+  void flush() {
+    const auto chunk = codegen::testing::measure(kernel_, op_, x_, y_);
+    worst_.add(chunk.ulp, chunk.x, chunk.y);
+    x_.clear();
+    y_.clear();
+  }
+  const codegen::testing::OpKernel<float>& kernel_;
+  ir::Op op_;
+  std::vector<float> x_, y_;
+  codegen::testing::WorstError worst_;
+};
+
 // pow over two dense sweeps, each pair against the double reference:
 //   - x over every 16th bit pattern (every sign, binade, NaN, inf, subnormal), each with three y:
 //     y = target / log|x| for a target stepping through [-110, 95] (results from underflow to
@@ -49,19 +76,8 @@ codegen::testing::WorstError scan(const codegen::testing::OpKernel<float>& kerne
 //   - y over every 64th bit pattern against eight bases (both signs, near 1, large and small).
 codegen::testing::WorstError pow_sweep(const codegen::testing::OpKernel<float>& kernel,
                                        std::uint64_t first, std::uint64_t last) {
-  codegen::testing::WorstError worst;
-  std::vector<float> x, y;
-  auto flush = [&] {
-    const auto chunk = codegen::testing::measure(kernel, ir::Op::pow, x, y);
-    worst.add(chunk.ulp, chunk.x, chunk.y);
-    x.clear();
-    y.clear();
-  };
-  auto push = [&](float a, float b) {
-    x.push_back(a);
-    y.push_back(b);
-    if (x.size() == kChunk) flush();
-  };
+  PairBatch batch(kernel, ir::Op::pow);
+  auto push = [&](float a, float b) { batch.push(a, b); };
   constexpr float kBases[] = {0.5f, -2.0f, 3.0f, -0.75f, 1.0000001f, 0.99999994f, 1e-30f, -7.5e20f};
   for (std::uint64_t bits = first; bits < last; ++bits) {
     float value;
@@ -76,8 +92,7 @@ codegen::testing::WorstError pow_sweep(const codegen::testing::OpKernel<float>& 
     }
     if (bits % 64 == 0) push(kBases[(bits >> 6) % 8], value);
   }
-  if (!x.empty()) flush();
-  return worst;
+  return batch.finish();
 }
 
 }  // namespace
@@ -86,19 +101,7 @@ codegen::testing::WorstError pow_sweep(const codegen::testing::OpKernel<float>& 
 // every 32nd bit pattern against eight y (both signs, 1, around 1, tiny, huge, infinite, zero).
 codegen::testing::WorstError atan2_sweep(const codegen::testing::OpKernel<float>& kernel,
                                          std::uint64_t first, std::uint64_t last) {
-  codegen::testing::WorstError worst;
-  std::vector<float> y, x;
-  auto flush = [&] {
-    const auto chunk = codegen::testing::measure(kernel, ir::Op::atan2, y, x);
-    worst.add(chunk.ulp, chunk.x, chunk.y);
-    y.clear();
-    x.clear();
-  };
-  auto push = [&](float a, float b) {
-    y.push_back(a);
-    x.push_back(b);
-    if (y.size() == kChunk) flush();
-  };
+  PairBatch batch(kernel, ir::Op::atan2);
   constexpr float kOthers[] = {1.0f, -1.0f, 0.75f, -3.0f, 1e-30f, -7.5e20f, HUGE_VALF, -0.0f};
   for (std::uint64_t bits = first; bits < last; ++bits) {
     if (bits % 32 != 0) continue;
@@ -106,12 +109,11 @@ codegen::testing::WorstError atan2_sweep(const codegen::testing::OpKernel<float>
     const auto word = static_cast<std::uint32_t>(bits);
     std::memcpy(&value, &word, sizeof value);
     for (float other : kOthers) {
-      push(value, other);
-      push(other, value);
+      batch.push(value, other);
+      batch.push(other, value);
     }
   }
-  if (!y.empty()) flush();
-  return worst;
+  return batch.finish();
 }
 
 TEST_CASE("vector math f32: all 2^32 inputs of every unary op (pow, atan2: dense sweeps) are within the bounds") {

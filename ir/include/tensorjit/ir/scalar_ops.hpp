@@ -271,25 +271,22 @@ template <> struct ScalarOp<Op::logical_not> {
   static bool apply(bool x) { return !x; }
 };
 
+// `rounding(x)` for floats; integers are integral already and are returned unchanged.
+template <typename T, typename Rounding> T round_floats(T x, Rounding rounding) {
+  if constexpr (std::is_floating_point_v<T>) return rounding(x);
+  else return x;
+}
+
 // floor, ceil, trunc: libm's (exact; -0.0, +-inf and NaN give themselves, floor(-0.5) == -1.0,
 // ceil(-0.5) == -0.0). On integers the value itself.
 template <> struct ScalarOp<Op::floor> {
-  template <typename T> static T apply(T x) {
-    if constexpr (std::is_floating_point_v<T>) return std::floor(x);
-    else return x;
-  }
+  template <typename T> static T apply(T x) { return round_floats(x, [](auto v) { return std::floor(v); }); }
 };
 template <> struct ScalarOp<Op::ceil> {
-  template <typename T> static T apply(T x) {
-    if constexpr (std::is_floating_point_v<T>) return std::ceil(x);
-    else return x;
-  }
+  template <typename T> static T apply(T x) { return round_floats(x, [](auto v) { return std::ceil(v); }); }
 };
 template <> struct ScalarOp<Op::trunc> {
-  template <typename T> static T apply(T x) {
-    if constexpr (std::is_floating_point_v<T>) return std::trunc(x);
-    else return x;
-  }
+  template <typename T> static T apply(T x) { return round_floats(x, [](auto v) { return std::trunc(v); }); }
 };
 
 // round: the nearest integer, a tie to the even one (numpy.round, torch.round, IEEE
@@ -298,33 +295,31 @@ template <> struct ScalarOp<Op::trunc> {
 // nearbyint (the rounding mode's). A tie lies at |x| >= 0.5, where x / 2 is exact.
 template <> struct ScalarOp<Op::round> {
   template <typename T> static T apply(T x) {
-    if constexpr (std::is_floating_point_v<T>) {
-      const T away = std::round(x);
-      if (std::fabs(x - std::trunc(x)) != T{0.5}) return away;
-      return T{2} * std::round(x / T{2});  // the even neighbour of the tie
-    } else {
-      return x;
-    }
+    return round_floats(x, [](auto v) {
+      if (std::fabs(v - std::trunc(v)) != decltype(v){0.5}) return std::round(v);
+      return 2 * std::round(v / 2);  // the even neighbour of the tie
+    });
   }
 };
 
 // isnan, isinf, isfinite: the IEEE classes; integers and bools are finite numbers.
+template <typename T, typename Test> bool float_class(T x, Test test, bool of_integers) {
+  if constexpr (std::is_floating_point_v<T>) return test(x);
+  else return of_integers;
+}
 template <> struct ScalarOp<Op::isnan> {
   template <typename T> static bool apply(T x) {
-    if constexpr (std::is_floating_point_v<T>) return std::isnan(x);
-    else return false;
+    return float_class(x, [](auto v) { return std::isnan(v); }, false);
   }
 };
 template <> struct ScalarOp<Op::isinf> {
   template <typename T> static bool apply(T x) {
-    if constexpr (std::is_floating_point_v<T>) return std::isinf(x);
-    else return false;
+    return float_class(x, [](auto v) { return std::isinf(v); }, false);
   }
 };
 template <> struct ScalarOp<Op::isfinite> {
   template <typename T> static bool apply(T x) {
-    if constexpr (std::is_floating_point_v<T>) return std::isfinite(x);
-    else return true;
+    return float_class(x, [](auto v) { return std::isfinite(v); }, true);
   }
 };
 
