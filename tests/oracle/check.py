@@ -87,6 +87,12 @@ def tolerance(bound, dtype, args, attrs, ref, got):
             if bound.kind == 'mean':  # the sum's error divided by n, the division's and the cast's rounding
                 return g * total / max(n, 1) + 2 * spacing(ref, dtype)
             return g * total + spacing(ref, dtype)
+        if bound.kind == 'mse':  # a - b and its square round (3u relative), then a mean of n squares
+            squares = np.broadcast_arrays(*(v.astype(wide_type) for v in args))
+            squares = (squares[0] - squares[1]) ** 2
+            n = squares.size
+            total = np.sum(squares)
+            return np.inf if total >= huge else (gamma(n, u) + 3 * u) * total / max(n, 1) + 2 * spacing(ref, dtype)
         if bound.kind == 'matmul':
             a, b = (np.abs(v.astype(wide_type)) for v in args)
             k = a.shape[-1]

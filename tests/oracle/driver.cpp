@@ -1,6 +1,7 @@
 // oracle_driver: draws the oracle's programs and runs them in tensorjit; tests/oracle/run.py
 // checks what it writes against NumPy and PyTorch (check.py).
 //
+//   oracle_driver ops                          prints the names of the op table, one a line
 //   oracle_driver generate SEED               prints the program of SEED
 //   oracle_driver run PROGRAM.txt OUT.npz      runs a program (the minimizer's edits, say)
 //   oracle_driver batch DIR SEED...            for each seed, DIR/SEED.txt then DIR/SEED.npz
@@ -82,7 +83,11 @@ std::string read_file(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string usage = "usage: oracle_driver generate SEED | run PROGRAM.txt OUT.npz | batch DIR SEED...";
+  const std::string usage = "usage: oracle_driver ops | generate SEED | run PROGRAM.txt OUT.npz | batch DIR SEED...";
+  if (argc == 2 && std::string(argv[1]) == "ops") {
+    for (const OracleOp& op : oracle_ops()) std::cout << op.name << '\n';
+    return 0;
+  }
   if (argc < 3) {
     std::cerr << usage << '\n';
     return 1;

@@ -225,6 +225,7 @@ const std::vector<OracleOp> kOps = {
     {"log_softmax", 1, Pick::any, axis_attrs, [](const Operands& x, S s) { return tj::log_softmax(x[0], integer(s, "axis")); }},
     {"layernorm", 3, Pick::broadcast, eps_attrs, [](const Operands& x, S s) { return tj::layernorm(x[0], x[1], x[2], real(s, "eps")); }},
     {"rmsnorm", 2, Pick::broadcast, eps_attrs, [](const Operands& x, S s) { return tj::rmsnorm(x[0], x[1], real(s, "eps")); }},
+    {"mse_loss", 2, Pick::broadcast, no_attrs, [](const Operands& x, S) { return tj::mse_loss(x[0], x[1]); }},
     // views and copies
     {"reshape", 1, Pick::any, reshape_attrs, [](const Operands& x, S s) { return x[0].reshape(parse_list(s.attr("shape"))); }},
     {"permute", 1, Pick::any, permute_attrs, [](const Operands& x, S s) { return x[0].permute(parse_list(s.attr("perm"))); }},
@@ -235,6 +236,7 @@ const std::vector<OracleOp> kOps = {
     {"flip", 1, Pick::any, axis_attrs, [](const Operands& x, S s) { return x[0].flip(integer(s, "axis")); }},
     {"squeeze", 1, Pick::any, no_attrs, [](const Operands& x, S) { return x[0].squeeze(); }},
     {"unsqueeze", 1, Pick::any, unsqueeze_attrs, [](const Operands& x, S s) { return x[0].unsqueeze(integer(s, "axis")); }},
+    {"detach", 1, Pick::any, no_attrs, [](const Operands& x, S) { return x[0].detach(); }},
     {"contiguous", 1, Pick::any, no_attrs, [](const Operands& x, S) { return x[0].contiguous(); }},
     {"copy", 1, Pick::any, no_attrs, [](const Operands& x, S) { return x[0].copy(); }},
 };

@@ -26,7 +26,7 @@ LONG = np.longdouble  # 64-bit mantissa on x86-64: a reference for f64 results
 
 @dataclass(frozen=True)
 class Bound:
-    kind: str                     # exact, ulp, sum, prod, mean, matmul, softmax, log_softmax, layernorm, rmsnorm, arange
+    kind: str  # exact, ulp, or a formula of check.py's tolerance(): sum, prod, mean, mse, matmul, the layers
     ulp_f32: float = 0
     ulp_f64: float = 0
 
@@ -43,8 +43,6 @@ class Row:
     dtype: Callable
     value: Callable
     bound: Bound = EXACT
-    # the value is compared with the bound in the order check.py needs: 'ref_args' are the args the
-    # bound's formula reads (Σ|x| of a sum, say), defaulting to the operands themselves
 
 
 # ---- dtypes: PyTorch's promotion -------------------------------------------------------------
@@ -386,6 +384,13 @@ def rmsnorm_value(args, attrs):
     return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + float(attrs['eps'])) * g
 
 
+def mse_value(args, attrs):
+    """torch.nn.functional.mse_loss: the mean of (a - b)^2 over the broadcast shape."""
+    d = promoted(args[0], args[1])
+    a, b = wide(args[0].astype(d)), wide(args[1].astype(d))
+    return quiet(np.mean)((a - b) ** 2)
+
+
 def layer_dtype(args, attrs):
     """x as floating, then times gamma and plus beta, each promoting as PyTorch does."""
     d = floating(args[0].dtype)
@@ -436,6 +441,26 @@ def maximum_first(a, b):
 
 def minimum_first(a, b):
     return np.where((a <= b) | (a != a), a, b)
+
+
+def div_scalar_dtype(args, attrs):
+    return floating(scalar_dtype(args, attrs))
+
+
+def div_scalar_value(args, attrs):
+    d = div_scalar_dtype(args, attrs)
+    return quiet(np.divide)(args[0].astype(d), np.array(scalar_of(attrs)).astype(d))
+
+
+def where_dtype(args, attrs):
+    return np.dtype(to_np_dtype(torch.where(*(tt(x) for x in args)).dtype))
+
+
+@quiet
+def clamp_value(args, attrs):
+    """minimum(maximum(x, lo), hi) in the three operands' promoted dtype."""
+    x, lo, hi = (a.astype(promoted(*args)) for a in args)
+    return minimum_first(maximum_first(x, lo), hi)
 
 
 def slice_value(args, attrs):
@@ -520,17 +545,13 @@ OPS = {
     'add_scalar': Row(scalar_dtype, S(np.add)),
     'rsub_scalar': Row(scalar_dtype, S(lambda a, s: np.subtract(s, a))),
     'mul_scalar': Row(scalar_dtype, S(np.multiply)),
-    'div_scalar': Row(lambda a, t: floating(scalar_dtype(a, t)),
-                      lambda args, attrs: quiet(np.divide)(args[0].astype(floating(scalar_dtype(args, attrs))),
-                                                           np.array(scalar_of(attrs)).astype(floating(scalar_dtype(args, attrs))))),
+    'div_scalar': Row(div_scalar_dtype, div_scalar_value),
     'lt_scalar': Row(bool_result, S(np.less)),
     'maximum_scalar': Row(scalar_dtype, S(maximum_first)),
     'pow_scalar': Row(scalar_dtype, pow_scalar_value, ulp(2, 2)),
     # ternary
-    'where': Row(lambda a, t: np.dtype(to_np_dtype(torch.where(*(tt(x) for x in a)).dtype)),
-                 lambda args, attrs: np.where(args[0], *(x.astype(to_np_dtype(torch.where(*(tt(x) for x in args)).dtype)) for x in args[1:]))),
-    'clamp': Row(lambda a, t: np.dtype(promoted(*a)),
-                 lambda args, attrs: quiet(lambda x, lo, hi: minimum_first(maximum_first(x, lo), hi))(*(x.astype(promoted(*args)) for x in args))),
+    'where': Row(where_dtype, lambda a, t: np.where(a[0], a[1].astype(where_dtype(a, t)), a[2].astype(where_dtype(a, t)))),
+    'clamp': Row(lambda a, t: np.dtype(promoted(*a)), clamp_value),
     # reductions
     'sum': Row(sum_dtype, reduce_value(np.sum, sum_dtype), Bound('sum')),
     'prod': Row(sum_dtype, reduce_value(np.prod, sum_dtype), Bound('prod')),
@@ -553,6 +574,7 @@ OPS = {
     'log_softmax': Row(layer_dtype, softmax_value(True), Bound('log_softmax')),
     'layernorm': Row(layer_dtype, layernorm_value, Bound('layernorm')),
     'rmsnorm': Row(layer_dtype, rmsnorm_value, Bound('rmsnorm')),
+    'mse_loss': Row(lambda a, t: np.dtype(promoted(a[0], a[1])), mse_value, Bound('mse')),
     # views and copies
     'reshape': Row(same, lambda a, t: a[0].reshape(ints(t['shape']))),
     'permute': Row(same, lambda a, t: np.transpose(a[0], ints(t['perm']))),
@@ -563,6 +585,7 @@ OPS = {
     'flip': Row(same, lambda a, t: np.flip(a[0], axis_of(t, a[0])) if a[0].ndim else a[0]),
     'squeeze': Row(same, lambda a, t: np.squeeze(a[0])),
     'unsqueeze': Row(same, unsqueeze_value),
+    'detach': Row(same, lambda a, t: a[0]),
     'contiguous': Row(same, lambda a, t: a[0]),
     'copy': Row(same, lambda a, t: a[0]),
 }

@@ -164,6 +164,16 @@ def main():
               'so the oracle did not run')
         return 77
 
+    # Every op of the driver's table has a row in peer_ops.py and no row lacks its op: a new op
+    # joins both tables.
+    ours = set(subprocess.run([args.driver, 'ops'], capture_output=True, text=True, check=True).stdout.split())
+    rows = set(subprocess.run([args.python, '-c', 'import peer_ops; print(*peer_ops.OPS)'], capture_output=True,
+                              text=True, check=True, cwd=HERE).stdout.split())
+    if ours != rows:
+        print(f'oracle: ops without a row in peer_ops.py: {sorted(ours - rows)}; '
+              f'rows without an op in oracle_ops.cpp: {sorted(rows - ours)}')
+        return 1
+
     if args.minimize:
         with open(args.minimize) as f:
             text = f.read()
