@@ -111,7 +111,7 @@ def tolerance(bound, dtype, args, attrs, ref, got):
         gamma_row = np.abs(args[1].astype(wide_type))
         if bound.kind == 'rmsnorm':  # no bound when the sum of squares overflows the dtype
             squares = np.sum(xs * xs, axis=-1, keepdims=True)
-            return np.where(squares >= huge, np.inf, (n + 8) * u * np.abs(ref) + 8 * tiny * gamma_row)
+            return np.where(squares >= huge, np.inf, (n + 8) * u * np.abs(ref) + 8 * tiny * (1 + gamma_row))
         if bound.kind == 'layernorm':  # the centring's error is u*max|x| over the row, scaled by 1/std
             mean = np.mean(xs, axis=-1, keepdims=True)
             var = np.mean((xs - mean) ** 2, axis=-1, keepdims=True)

@@ -56,8 +56,9 @@ class Row:
 # ---- dtypes: PyTorch's promotion -------------------------------------------------------------
 
 def tt(a):
-    """A torch tensor of a NumPy array (0-d kept 0-d)."""
-    return torch.from_numpy(np.ascontiguousarray(a))
+    """A torch tensor of a NumPy array; a 0-d one stays 0-d (np.ascontiguousarray would make it 1-d,
+    and a 0-d tensor promotes differently)."""
+    return torch.from_numpy(np.array(a, copy=True, order='C'))
 
 
 def to_np_dtype(t):
@@ -229,12 +230,21 @@ def int_pow(a, b):
     return np.where(neg, np.where(a == 1, 1, np.where(a == -1, minus_one, 0)).astype(a.dtype), out)
 
 
+@quiet
+def float_pow(a, b):
+    """C99 Annex F's pow, as tensorjit's contract states: NumPy and PyTorch compute x ** 0.5 as
+    sqrt, so their pow(-inf, 0.5) is NaN where Annex F gives +inf (docs/numpy_differences.md)."""
+    a, b = wide(a), wide(b)
+    odd = (np.mod(b, 2) == 1)
+    return np.where((a == -np.inf) & (b > 0) & ~odd, np.inf, np.power(a, b))
+
+
 def pow_value(args, attrs):
     d = promoted(args[0], args[1])
     a, b = args[0].astype(d), args[1].astype(d)
     if np.dtype(d).kind in 'iu':
         return int_pow(a, b)
-    return quiet(np.power)(wide(a), wide(b))
+    return float_pow(a, b)
 
 
 def pow_dtype(args, attrs):
@@ -246,7 +256,7 @@ def pow_scalar_value(args, attrs):
     a, b = args[0].astype(d), np.array(scalar_of(attrs)).astype(d)
     if np.dtype(d).kind in 'iu':
         return int_pow(a, b)
-    return quiet(np.power)(wide(a), wide(b))
+    return float_pow(a, b)
 
 
 def cast_value(args, attrs):
