@@ -51,6 +51,8 @@ class Row:
     # elements outside `bound`, whose slack covers the f64 reference's own error.
     precise: Callable = None
     documented: tuple = (0, 0)
+    # -0.0 and 0.0 tie and either may come out (max, min: the strict order picks, contract 4)
+    either_zero: bool = False
 
 
 # ---- dtypes: PyTorch's promotion -------------------------------------------------------------
@@ -579,8 +581,8 @@ OPS = {
     'sum': Row(sum_dtype, reduce_value(np.sum, sum_dtype), Bound('sum')),
     'prod': Row(sum_dtype, reduce_value(np.prod, sum_dtype), Bound('prod')),
     'mean': Row(mean_dtype, mean_value, Bound('mean')),
-    'max': Row(same, minmax_value(np.max)),
-    'min': Row(same, minmax_value(np.min)),
+    'max': Row(same, minmax_value(np.max), either_zero=True),
+    'min': Row(same, minmax_value(np.min), either_zero=True),
     'any': Row(bool_result, logical_reduce(np.any)),
     'all': Row(bool_result, logical_reduce(np.all)),
     'argmax': Row(i64_result, arg_value(True)),
