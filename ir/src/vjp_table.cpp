@@ -145,6 +145,14 @@ Adjoints vjp_log2(N node, N g) { return {div(g, scale(x(node), std::numbers::ln2
 Adjoints vjp_log1p(N node, N g) { return {div(g, add(x(node), constant(node, 1.0)))}; }
 Adjoints vjp_sin(N node, N g) { return {mul(g, make_unary(Op::cos, x(node)))}; }
 Adjoints vjp_cos(N node, N g) { return {mul(g, neg(make_unary(Op::sin, x(node))))}; }
+Adjoints vjp_tan(N node, N g) { return {mul(g, add(constant(node, 1.0), mul(node, node)))}; }
+Adjoints vjp_atan(N node, N g) { return {div(g, add(constant(node, 1.0), mul(x(node), x(node))))}; }
+Adjoints vjp_atan2(N node, N g) {  // atan2(a, b): (g b, -g a) / (a^2 + b^2), PyTorch's
+  N a = x(node);
+  N b = y(node);
+  NodePtr squares = add(mul(a, a), mul(b, b));
+  return {div(mul(g, b), squares), div(neg(mul(g, a)), squares)};
+}
 Adjoints vjp_tanh(N node, N g) { return {mul(g, sub(constant(node, 1.0), mul(node, node)))}; }
 Adjoints vjp_sigmoid(N node, N g) { return {mul(g, mul(node, sub(constant(node, 1.0), node)))}; }
 Adjoints vjp_erf(N node, N g) {  // 2/sqrt(pi) * exp(-x^2)
@@ -309,6 +317,15 @@ constexpr VjpRow kVjpTable[] = {
     rule(Op::silu, vjp_silu),
     rule(Op::softplus, vjp_softplus),
     none(Op::logical_not, "a boolean result"),
+    rule(Op::floor, vjp_zero),  // piecewise constant: gradient 0 (PyTorch)
+    rule(Op::ceil, vjp_zero),
+    rule(Op::round, vjp_zero),
+    rule(Op::trunc, vjp_zero),
+    none(Op::isnan, "a boolean result"),
+    none(Op::isinf, "a boolean result"),
+    none(Op::isfinite, "a boolean result"),
+    rule(Op::tan, vjp_tan),
+    rule(Op::atan, vjp_atan),
     rule(Op::add, vjp_add),
     rule(Op::sub, vjp_sub),
     rule(Op::mul, vjp_mul),
@@ -330,6 +347,7 @@ constexpr VjpRow kVjpTable[] = {
     none(Op::bitwise_xor, "an integer result"),
     none(Op::left_shift, "an integer result"),
     none(Op::right_shift, "an integer result"),
+    rule(Op::atan2, vjp_atan2),
     none(Op::philox, "an integer result"),
     rule(Op::where, vjp_where),
     rule(Op::reduce_sum, vjp_reduce_sum),

@@ -236,5 +236,22 @@ Tensor gelu(const Tensor& x) { return floating_unary(ir::Op::gelu, x); }
 Tensor gelu_tanh(const Tensor& x) { return floating_unary(ir::Op::gelu_tanh, x); }
 Tensor silu(const Tensor& x) { return floating_unary(ir::Op::silu, x); }
 Tensor softplus(const Tensor& x) { return floating_unary(ir::Op::softplus, x); }
+Tensor tan(const Tensor& x) { return floating_unary(ir::Op::tan, x); }
+Tensor atan(const Tensor& x) { return floating_unary(ir::Op::atan, x); }
+Tensor atan2(const Tensor& y, const Tensor& x) {
+  DType dtype = promoted_dtype("atan2", y, x);
+  return binary("atan2", ir::Op::atan2, y, x, is_floating(dtype) ? dtype : f32);
+}
+
+Tensor floor(const Tensor& x) { return numeric_unary(ir::Op::floor, x); }
+Tensor ceil(const Tensor& x) { return numeric_unary(ir::Op::ceil, x); }
+Tensor round(const Tensor& x) { return numeric_unary(ir::Op::round, x); }
+Tensor trunc(const Tensor& x) { return numeric_unary(ir::Op::trunc, x); }
+
+Tensor isnan(const Tensor& x) { return wrap(ir::make_unary(ir::Op::isnan, node_of(x, "isnan"))); }
+Tensor isinf(const Tensor& x) { return wrap(ir::make_unary(ir::Op::isinf, node_of(x, "isinf"))); }
+Tensor isfinite(const Tensor& x) {
+  return wrap(ir::make_unary(ir::Op::isfinite, node_of(x, "isfinite")));
+}
 
 }  // namespace tensorjit

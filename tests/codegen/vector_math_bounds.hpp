@@ -25,7 +25,8 @@ namespace tensorjit::codegen::testing {
 namespace ir = tensorjit::ir;
 
 // The ops emitted by codegen/src/vector_math and their bounds in ulp (docs/vector_math.md). sin and
-// cos are bounded on |x| <= 2^30 (libm beyond), softplus per its ops.def definition (x above 20).
+// cos (and tan) are bounded on |x| <= 2^30 (libm beyond), softplus per its ops.def definition (x
+// above 20). pow and atan2 take two operands (x, y in the references: pow(x, y), atan2(x, y)).
 struct VectorMathBound {
   ir::Op op;
   double f32;
@@ -38,7 +39,8 @@ inline constexpr VectorMathBound kVectorMathBounds[] = {
     {ir::Op::sin, 2, 2},       {ir::Op::cos, 2, 2},       {ir::Op::tanh, 2, 2},
     {ir::Op::sigmoid, 2, 2},   {ir::Op::erf, 2, 2},       {ir::Op::pow, 2, 2},
     {ir::Op::gelu, 2, 4},      {ir::Op::gelu_tanh, 2, 4}, {ir::Op::silu, 2, 4},
-    {ir::Op::softplus, 2, 4},
+    {ir::Op::softplus, 2, 4},  {ir::Op::tan, 2, 2},       {ir::Op::atan, 1, 1},
+    {ir::Op::atan2, 1, 2},
 };
 
 inline const VectorMathBound* vector_math_bound(ir::Op op) {
@@ -100,6 +102,9 @@ template <typename T, typename R> R reference(ir::Op op, R x, R y = 0) {
     case ir::Op::tanh: return std::tanh(x);
     case ir::Op::erf: return std::erf(x);
     case ir::Op::pow: return std::pow(x, y);
+    case ir::Op::tan: return std::tan(x);
+    case ir::Op::atan: return std::atan(x);
+    case ir::Op::atan2: return std::atan2(x, y);
     case ir::Op::sigmoid: return R(1) / (R(1) + exp(-x));
     case ir::Op::silu: return x / (R(1) + exp(-x));
     case ir::Op::softplus: return x > R(ir::kSoftplusThreshold<T>) ? x : log1p(exp(x));

@@ -80,7 +80,7 @@ struct WorstError {
   }
 };
 
-// Errors of `op` over `x` (and `y` for pow) computed by `kernel`.
+// Errors of `op` over `x` (and `y` for pow and atan2) computed by `kernel`.
 template <typename T>
 WorstError measure(const OpKernel<T>& kernel, ir::Op op, const std::vector<T>& x,
                    const std::vector<T>& y = {}) {
@@ -138,7 +138,8 @@ inline ArgumentRange interesting_range(ir::Op op, DType dtype) {
     case ir::Op::expm1: return single ? ArgumentRange{-20, 89} : ArgumentRange{-40, 710};
     case ir::Op::log: case ir::Op::log2: return {0, single ? 3e38 : 1e308};
     case ir::Op::log1p: return {-1, single ? 3e38 : 1e308};
-    case ir::Op::sin: case ir::Op::cos: return {-0x1p30, 0x1p30};
+    case ir::Op::sin: case ir::Op::cos: case ir::Op::tan: return {-0x1p30, 0x1p30};
+    case ir::Op::atan: return {-1e20, 1e20};
     case ir::Op::tanh: return {-20, 20};
     case ir::Op::erf: return {-6, 6};
     case ir::Op::sigmoid: case ir::Op::silu: return single ? ArgumentRange{-110, 20} : ArgumentRange{-750, 40};

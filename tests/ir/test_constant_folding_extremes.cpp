@@ -79,14 +79,15 @@ template <typename T> ir::NodePtr constant_of(T value) {
   return ir::make_constant(tensorjit::dtype_of<T>(), {}, ir::make_scalar(value));
 }
 
-// `op` on every value of T: each folded, and the interpreter's result on a buffer.
-template <typename T> void check_unary(ir::Op op) {
+// `op` on every value of T: each folded, and the interpreter's result on a buffer (of C++ type
+// Result: bool for isnan, isinf and isfinite).
+template <typename T, typename Result = T> void check_unary(ir::Op op) {
   const std::vector<T> values = extreme_values<T>();
   std::vector<ir::NodePtr> outputs;
   for (T value : values) outputs.push_back(ir::make_unary(op, constant_of(value)));
   const ir::NodePtr on_buffer = ir::make_unary(op, ir::testing::input<T>(values));
-  check_folded_against_buffer<T>(outputs, on_buffer);
-  if constexpr (std::is_floating_point_v<T>) {
+  check_folded_against_buffer<Result>(outputs, on_buffer);
+  if constexpr (std::is_floating_point_v<T> && std::is_same_v<T, Result>) {
     const double bound = bounds::ulp_bound(op, tensorjit::dtype_of<T>());
     if (bound == 0) return;
     using R = bounds::ReferenceType<T>;
@@ -164,7 +165,11 @@ TEST_CASE("constant folding: every unary and binary op on every dtype's extremes
     if (op == ir::Op::cast) {
       for_each_operand_type(op, [](auto tag) { check_casts<typename decltype(tag)::type>(); });
     } else if (kind == ir::OpCategory::unary) {
-      for_each_operand_type(op, [&](auto tag) { check_unary<typename decltype(tag)::type>(op); });
+      for_each_operand_type(op, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if (ir::is_comparison(op)) check_unary<T, bool>(op);
+        else check_unary<T>(op);
+      });
     } else {
       for_each_operand_type(op, [&](auto tag) {
         using T = typename decltype(tag)::type;

@@ -1,5 +1,8 @@
 // The interpreter on every binary op and on where, with values worked out by hand: IEEE special
 // values, wrap-around, floor division and Python's modulo, division by zero, shifts out of range.
+#include <cmath>
+#include <numbers>
+
 #include "interpreter_testing.hpp"
 
 using tensorjit::DType;
@@ -137,4 +140,13 @@ TEST_CASE("interpreter: binary ops read broadcast operands through zero strides"
   auto column = make_expand(input<i32>({2, 1}, {10, 20}), {2, 3});
   auto row = make_expand(input<i32>({1, 2, 3}), {2, 3});
   check_same(evaluate<i32>(make_binary(Op::add, column, row)), {11, 12, 13, 21, 22, 23});
+}
+
+TEST_CASE("interpreter: atan2 is libm's, with C99's signed zeros and infinities") {
+  const double pi = std::numbers::pi;
+  check_same(binary<double>(Op::atan2, {0.0, -0.0, 0.0, -0.0, 1.0, kInf64, kInf64, -kInf64, kNaN64, 1.0},
+                            {0.0, 0.0, -0.0, -0.0, 0.0, kInf64, -kInf64, 1.0, 1.0, -kInf64}),
+             {0.0, -0.0, pi, -pi, pi / 2, pi / 4, 3 * pi / 4, -pi / 2, kNaN64, pi});
+  check_same(binary<float>(Op::atan2, {1.0f, -2.0f}, {1.0f, -3.0f}),
+             {std::atan2(1.0f, 1.0f), std::atan2(-2.0f, -3.0f)});
 }

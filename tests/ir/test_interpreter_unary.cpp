@@ -147,3 +147,41 @@ TEST_CASE("interpreter: unary ops on rank-0 and empty tensors") {
   CHECK(empty.layout.shape == Shape{0, 3});
   CHECK(read<float>(empty).empty());
 }
+
+TEST_CASE("interpreter: floor, ceil and trunc keep -0.0, inf and NaN; integers are unchanged") {
+  check_same(unary<float>(Op::floor, {-0.5f, 0.5f, -0.0f, 2.0f, -kInf, kNaN, -1e30f, kDenormMin}),
+             {-1.0f, 0.0f, -0.0f, 2.0f, -kInf, kNaN, -1e30f, 0.0f});
+  check_same(unary<double>(Op::ceil, {-0.5, 0.5, -0.0, 2.0, kInf64, 1e300, -std::numeric_limits<double>::denorm_min()}),
+             {-0.0, 1.0, -0.0, 2.0, kInf64, 1e300, -0.0});
+  check_same(unary<float>(Op::trunc, {-1.75f, 1.75f, -0.25f, kNaN, 8388607.5f}),
+             {-1.0f, 1.0f, -0.0f, kNaN, 8388607.0f});
+  check_same(unary<std::int32_t>(Op::floor, {kInt32Min, -3, 7}), {kInt32Min, -3, 7});
+  check_same(unary<std::int64_t>(Op::round, {kInt64Max, -1}), {kInt64Max, -1});
+}
+
+TEST_CASE("interpreter: round takes halves to the even neighbour (numpy.round), keeps the zero's sign") {
+  check_same(unary<float>(Op::round, {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 0.49999997f,
+                                      -0.4f, 2.6f, 8388609.0f, kInf, kNaN}),
+             {0.0f, 2.0f, 2.0f, -0.0f, -2.0f, -2.0f, 0.0f, -0.0f, 3.0f, 8388609.0f, kInf, kNaN});
+  // 2^52 + 1 is odd and integral: it stays; 4503599627370495.5 is the last half below 2^52.
+  check_same(unary<double>(Op::round, {4503599627370497.0, 4503599627370495.5, 3.5, -3.5, 1e-310}),
+             {4503599627370497.0, 4503599627370496.0, 4.0, -4.0, 0.0});
+}
+
+TEST_CASE("interpreter: isnan, isinf and isfinite classify floats; integers and bools are finite") {
+  const std::vector<float> values = {kNaN, -kNaN, kInf, -kInf, 0.0f, -0.0f, kDenormMin, 3e38f};
+  auto classes = [&](Op op) { return unary<float, bool>(op, values); };
+  check_same(classes(Op::isnan), {true, true, false, false, false, false, false, false});
+  check_same(classes(Op::isinf), {false, false, true, true, false, false, false, false});
+  check_same(classes(Op::isfinite), {false, false, false, false, true, true, true, true});
+  check_same(unary<std::int32_t, bool>(Op::isfinite, {kInt32Min, 0}), {true, true});
+  check_same(unary<bool, bool>(Op::isnan, {true, false}), {false, false});
+  check_same(unary<std::int64_t, bool>(Op::isinf, {kInt64Max}), {false});
+}
+
+TEST_CASE("interpreter: tan and atan are libm's") {
+  check_same(unary<float>(Op::tan, {0.0f, -0.0f, kInf, kNaN, 1.0f, 1e30f}),
+             {0.0f, -0.0f, kNaN, kNaN, std::tan(1.0f), std::tan(1e30f)});
+  check_same(unary<double>(Op::atan, {0.0, -0.0, kInf64, -kInf64, kNaN64, 0.5}),
+             {0.0, -0.0, std::numbers::pi / 2, -std::numbers::pi / 2, kNaN64, std::atan(0.5)});
+}

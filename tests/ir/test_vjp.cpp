@@ -179,6 +179,10 @@ TEST_CASE("vjp: unary ops against central differences") {
     check_elementwise(op, 1, 0.3, 3);
   }
   check_elementwise(Op::softplus, 1, 20.5, 24);  // the linear side of the threshold
+  check_elementwise(Op::tan, 1, -1.2, 1.2);
+  check_elementwise(Op::atan, 1, -3, 3);
+  // Piecewise constant: 0 away from the steps (the values stay off the integers and halves).
+  for (Op op : {Op::floor, Op::ceil, Op::round, Op::trunc}) check_elementwise(op, 1, 0.1, 0.4);
 }
 
 TEST_CASE("vjp: binary ops and where against central differences") {
@@ -186,6 +190,7 @@ TEST_CASE("vjp: binary ops and where against central differences") {
   check_elementwise(Op::div, 2, 0.3, 3);
   check_elementwise(Op::pow, 2, 0.3, 2);
   check_elementwise(Op::mod, 2, 0.3, 3);
+  check_elementwise(Op::atan2, 2, 0.3, 3);
   for (std::uint64_t seed = 0; seed < 6; ++seed) {
     std::mt19937_64 rng(seed);
     Shape shape = random_shape(rng);

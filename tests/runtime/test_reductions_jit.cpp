@@ -29,7 +29,7 @@ const std::vector<ir::Op> kNotBitExact = {
     ir::Op::exp,   ir::Op::exp2,  ir::Op::expm1,     ir::Op::log,  ir::Op::log2,
     ir::Op::log1p, ir::Op::sin,   ir::Op::cos,       ir::Op::tanh, ir::Op::sigmoid,
     ir::Op::erf,   ir::Op::gelu,  ir::Op::gelu_tanh, ir::Op::silu, ir::Op::softplus,
-    ir::Op::pow,   ir::Op::matmul};
+    ir::Op::pow,   ir::Op::tan,   ir::Op::atan,      ir::Op::atan2, ir::Op::matmul};
 
 std::string plan_text(const tj::Tensor& tensor) {
   return ir::print_plan(

@@ -1,5 +1,7 @@
 #include "codegen/src/lower/emit_elementwise.hpp"
 
+#include <cmath>
+
 #include <llvm/IR/Intrinsics.h>
 
 #include <tensorjit/ir/check.hpp>
@@ -55,6 +57,11 @@ llvm::Value* ElementwiseEmitter::float_constant(DType dtype, double value) {
 llvm::Value* ElementwiseEmitter::integer_constant(DType dtype, std::int64_t value) {
   return llvm::ConstantInt::get(register_type(module_.getContext(), dtype, lanes_),
                                 static_cast<std::uint64_t>(value), /*IsSigned=*/true);
+}
+
+llvm::Value* ElementwiseEmitter::boolean_constant(bool value) {
+  return llvm::ConstantInt::get(register_type(module_.getContext(), DType::boolean, lanes_),
+                                value ? 1 : 0, /*IsSigned=*/false);
 }
 
 llvm::Value* ElementwiseEmitter::constant(DType dtype, const ir::Scalar& value) {
@@ -145,6 +152,22 @@ llvm::Value* ElementwiseEmitter::emit_unary(Op op, DType dtype, llvm::Value* x) 
       return b.CreateSelect(b.CreateICmpSGT(x, integer_constant(dtype, 0)), x,
                             integer_constant(dtype, 0));
     case Op::logical_not: return b.CreateNot(x);
+    // One vroundps/vrndscaleps each (roundeven: the immediate's ties-to-even mode, not MXCSR's);
+    // integers are integral already.
+    case Op::floor: return floating ? b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x) : x;
+    case Op::ceil: return floating ? b.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, x) : x;
+    case Op::round: return floating ? b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, x) : x;
+    case Op::trunc: return floating ? b.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, x) : x;
+    case Op::isnan: return floating ? b.CreateFCmpUNO(x, x) : boolean_constant(false);
+    case Op::isinf:
+      if (!floating) return boolean_constant(false);
+      return b.CreateFCmpOEQ(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x),
+                             float_constant(dtype, HUGE_VAL));
+    case Op::isfinite:
+      // |x| < inf is false for NaN (ordered) and for +-inf.
+      if (!floating) return boolean_constant(true);
+      return b.CreateFCmpOLT(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x),
+                             float_constant(dtype, HUGE_VAL));
     default: break;
   }
   TJ_INTERNAL_CHECK(false) << "loop kernel: " << ir::op_name(op) << " is not a unary op";

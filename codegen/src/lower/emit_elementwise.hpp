@@ -59,6 +59,7 @@ class ElementwiseEmitter {
 
   llvm::Value* float_constant(DType dtype, double value);
   llvm::Value* integer_constant(DType dtype, std::int64_t value);
+  llvm::Value* boolean_constant(bool value);  // an i1 in every lane
 
   llvm::IRBuilder<>& builder_;
   llvm::Module& module_;

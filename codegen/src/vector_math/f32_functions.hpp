@@ -80,5 +80,6 @@ llvm::Value* pow(MathBuilder& m, llvm::Value* x, llvm::Value* y);
 // f32_trig.cpp (beyond |x| = 2^20 through the f64 sin and cos of functions.hpp)
 llvm::Value* sin(MathBuilder& m, llvm::Value* x);
 llvm::Value* cos(MathBuilder& m, llvm::Value* x);
+llvm::Value* tan(MathBuilder& m, llvm::Value* x);
 
 }  // namespace tensorjit::codegen::vector_math::f32

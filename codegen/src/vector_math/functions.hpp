@@ -62,6 +62,11 @@ llvm::Value* with_slow_lanes(MathBuilder& m, llvm::Value* beyond, llvm::Value* f
                              const char* slow_label, const std::function<llvm::Value*()>& slow);
 llvm::Value* sin(MathBuilder& m, llvm::Value* x);
 llvm::Value* cos(MathBuilder& m, llvm::Value* x);
+llvm::Value* tan(MathBuilder& m, llvm::Value* x);
+
+// atan.cpp
+llvm::Value* atan(MathBuilder& m, llvm::Value* x);
+llvm::Value* atan2(MathBuilder& m, llvm::Value* y, llvm::Value* x);
 
 // pow.cpp
 llvm::Value* pow(MathBuilder& m, llvm::Value* x, llvm::Value* y);

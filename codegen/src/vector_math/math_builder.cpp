@@ -381,6 +381,14 @@ DoubleDouble MathBuilder::fast_two_sum(llvm::Value* a, llvm::Value* b) {
   return {sum, sub(b, sub(sum, a))};
 }
 
+llvm::Value* MathBuilder::quotient_of_pairs(DoubleDouble n, DoubleDouble d) {
+  llvm::Value* denominator = add(d.hi, d.lo);
+  llvm::Value* first = div(add(n.hi, n.lo), denominator);
+  llvm::Value* minus_first = neg(first);
+  llvm::Value* residual = fma(minus_first, d.lo, add(fma(minus_first, d.hi, n.hi), n.lo));
+  return add(first, div(residual, denominator));
+}
+
 DoubleDouble MathBuilder::two_product(llvm::Value* a, llvm::Value* b) {
   llvm::Value* product = mul(a, b);
   return {product, fma(a, b, neg(product))};

@@ -154,6 +154,12 @@ class MathBuilder {
   DoubleDouble fast_two_sum(llvm::Value* a, llvm::Value* b);
   DoubleDouble two_product(llvm::Value* a, llvm::Value* b);
 
+  // (n.hi + n.lo) / (d.hi + d.lo) rounded nearly once (|lo| below about a tenth of |hi| each):
+  // q0 = n / d of the rounded sums, then q0 + (n.hi - q0 d.hi + n.lo - q0 d.lo) / d, the residual
+  // formed by FMAs. Within about 0.5 ulp + 2^-4 ulp of the pairs' exact quotient, where one
+  // rounding of each pair and of the division would leave 1.5 ulp (tan's sin / cos).
+  llvm::Value* quotient_of_pairs(DoubleDouble n, DoubleDouble d);
+
  private:
   // Whether the AVX-512 (F, VL) instructions can be emitted at this lane count: the host has
   // them, and the lanes fill whole registers of 128, 256 or 512 bits at the kernel's width

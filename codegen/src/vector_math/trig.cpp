@@ -1,4 +1,4 @@
-// sin and cos in f64.
+// sin, cos and tan in f64.
 //
 // Range reduction (Cody-Waite with FMA): k = round(x 2/pi), r = x - k pi/2 with pi/2 split in
 // three doubles (161 bits, scripts/vector_math_constants.py). The first FMA is exact (the
@@ -6,7 +6,10 @@
 // TwoSum, so r + r_tail is x - k pi/2 to about 2^-100 absolute, enough for the closest approach of
 // a double below 2^30 to a multiple of pi/2. Kernels: fdlibm's k_sin.c / k_cos.c (Sun
 // Microsystems, 1993) on |r| <= pi/4 with the tail correction, minimax error below 2^-58.
-// Quadrant k mod 4 picks the kernel and the sign.
+// Quadrant k mod 4 picks the kernel and the sign. tan is sin(r) / cos(r) for even k and
+// -cos(r) / sin(r) for odd k, the kernels' leading terms and tails divided as pairs (one division
+// and its FMA residual, quotient_of_pairs in math_builder.hpp), so that each kernel's last
+// rounding does not reach the quotient.
 //
 // Range: |x| <= 2^30 (the reduction's k is exact and |r| <= pi/4 + 2^-24). Lanes beyond it (and
 // +-inf) are handed to libm's sin/cos, in a block entered only when some lane needs it: the choice
@@ -41,8 +44,13 @@ Reduced reduce(MathBuilder& m, llvm::Value* x) {
   return {k.integer, r.hi, r.lo};
 }
 
-// fdlibm __sin(x, y, 1): sin(r + y) on |r| <= pi/4.
-llvm::Value* sin_kernel(MathBuilder& m, llvm::Value* r, llvm::Value* y) {
+// fdlibm __sin(x, y, 1): sin(r + y) on |r| <= pi/4, as r - tail before its last rounding (the
+// tail below 0.11 |r|).
+struct SinParts {
+  llvm::Value* r;
+  llvm::Value* tail;
+};
+SinParts sin_kernel_parts(MathBuilder& m, llvm::Value* r, llvm::Value* y) {
   llvm::Value* z = m.mul(r, r);
   llvm::Value* w = m.mul(z, z);
   // S1..S6 of k_sin.c.
@@ -54,11 +62,17 @@ llvm::Value* sin_kernel(MathBuilder& m, llvm::Value* r, llvm::Value* y) {
                                                                 1.58969099521155010221e-10})));
   llvm::Value* v = m.mul(z, r);
   llvm::Value* inner = m.sub(m.mul(z, m.sub(m.mul(m.real(0.5), y), m.mul(v, rest))), y);
-  return m.sub(r, m.sub(inner, m.mul(v, m.real(kS1))));
+  return {r, m.sub(inner, m.mul(v, m.real(kS1)))};
 }
 
-// fdlibm __cos(x, y): cos(r + y) on |r| <= pi/4.
-llvm::Value* cos_kernel(MathBuilder& m, llvm::Value* r, llvm::Value* y) {
+llvm::Value* sin_kernel(MathBuilder& m, llvm::Value* r, llvm::Value* y) {
+  SinParts parts = sin_kernel_parts(m, r, y);
+  return m.sub(parts.r, parts.tail);
+}
+
+// fdlibm __cos(x, y): cos(r + y) on |r| <= pi/4, as one_minus + correction before the last
+// rounding (one_minus = 1 - r^2/2 rounded, the correction below 0.02).
+DoubleDouble cos_kernel_parts(MathBuilder& m, llvm::Value* r, llvm::Value* y) {
   llvm::Value* z = m.mul(r, r);
   llvm::Value* w = m.mul(z, z);
   // C1..C6 of k_cos.c.
@@ -72,7 +86,29 @@ llvm::Value* cos_kernel(MathBuilder& m, llvm::Value* r, llvm::Value* y) {
   llvm::Value* one_minus = m.sub(m.real(1.0), half_z);
   llvm::Value* correction = m.add(m.sub(m.sub(m.real(1.0), one_minus), half_z),
                                   m.sub(m.mul(z, rest), m.mul(r, y)));
-  return m.add(one_minus, correction);
+  return {one_minus, correction};
+}
+
+llvm::Value* cos_kernel(MathBuilder& m, llvm::Value* r, llvm::Value* y) {
+  DoubleDouble parts = cos_kernel_parts(m, r, y);
+  return m.add(parts.hi, parts.lo);
+}
+
+// tan(x) for |x| <= 2^30: sin / cos of the reduced argument for even k, -cos / sin for odd k.
+llvm::Value* tan_reduced(MathBuilder& m, llvm::Value* x) {
+  auto& b = m.ir();
+  Reduced reduced = reduce(m, x);
+  SinParts sine = sin_kernel_parts(m, reduced.r, reduced.tail);
+  DoubleDouble sin_pair{sine.r, m.neg(sine.tail)};
+  DoubleDouble cos_pair = cos_kernel_parts(m, reduced.r, reduced.tail);
+  llvm::Value* odd =
+      b.CreateICmpNE(b.CreateAnd(reduced.quadrant, m.integer(1)), m.integer(0));
+  DoubleDouble numerator{m.select(odd, cos_pair.hi, sin_pair.hi),
+                         m.select(odd, cos_pair.lo, sin_pair.lo)};
+  DoubleDouble denominator{m.select(odd, sin_pair.hi, cos_pair.hi),
+                           m.select(odd, sin_pair.lo, cos_pair.lo)};
+  llvm::Value* quotient = m.quotient_of_pairs(numerator, denominator);
+  return m.select(odd, m.neg(quotient), quotient);
 }
 
 // sin(x + offset * pi/2): quadrant q = k + offset; odd q takes cos, q & 2 negates.
@@ -142,6 +178,12 @@ llvm::Value* sin(MathBuilder& m, llvm::Value* x) {
 
 llvm::Value* cos(MathBuilder& m, llvm::Value* x) {
   return with_libm_beyond_range(m, x, sin_with_offset(m, x, 1), "cos");
+}
+
+// tan(+-0) keeps the zero's sign (the quotient's residual would give +0).
+llvm::Value* tan(MathBuilder& m, llvm::Value* x) {
+  llvm::Value* value = m.select(m.equal(x, m.real(0.0)), x, tan_reduced(m, x));
+  return with_libm_beyond_range(m, x, value, "tan");
 }
 
 }  // namespace tensorjit::codegen::vector_math

@@ -43,6 +43,8 @@ Tensor arange(std::int64_t stop, DType dtype = i64);
 // `num` values from start to stop inclusive: numpy's linspace with endpoint=True, element for
 // element (computed in f64 as numpy does, the last one stop exactly, integer dtypes floored).
 Tensor linspace(double start, double stop, std::int64_t num, DType dtype = f32);
+// The n x m identity (m = n when negative): ones on the diagonal, computed from two iotas.
+Tensor eye(std::int64_t n, std::int64_t m = -1, DType dtype = f32);
 // A rank-0 tensor.
 template <ScalarType T> Tensor scalar(T value) { return full(Shape{}, value); }
 // External memory, not copied: `strides` in elements (empty: row-major), `owner` runs when no
@@ -169,6 +171,21 @@ Tensor gelu(const Tensor& x);
 Tensor gelu_tanh(const Tensor& x);
 Tensor silu(const Tensor& x);
 Tensor softplus(const Tensor& x);
+Tensor tan(const Tensor& x);
+Tensor atan(const Tensor& x);
+// The angle of the point (x, y) in [-pi, pi], C99's special cases (atan2(+-0, -0) == +-pi);
+// integer and bool operands are promoted to f32.
+Tensor atan2(const Tensor& y, const Tensor& x);
+// Integral values of the same dtype (integers are returned unchanged; bool throws). round takes
+// halves to the even neighbour, as numpy.round and torch.round: round(2.5) == 2, round(-0.5) == -0.
+Tensor floor(const Tensor& x);
+Tensor ceil(const Tensor& x);
+Tensor round(const Tensor& x);
+Tensor trunc(const Tensor& x);
+// Bool tensors of the IEEE classes; integer and bool inputs are finite numbers.
+Tensor isnan(const Tensor& x);
+Tensor isinf(const Tensor& x);
+Tensor isfinite(const Tensor& x);
 
 // ---- products and layers ----
 // numpy's matmul: 1-D operands are promoted and the added axis removed; batch axes broadcast.
@@ -180,6 +197,15 @@ Tensor log_softmax(const Tensor& x, std::int64_t axis = -1);
 // Over the last axis; gamma and beta have the last axis's extent. Centred two-pass variance.
 Tensor layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps = 1e-5);
 Tensor rmsnorm(const Tensor& x, const Tensor& gamma, double eps = 1e-6);
+
+// x with the elements above the k-th diagonal of its last two axes zeroed (tril: j > i + k) or
+// below it (triu: j < i + k), numpy's; the mask is an iota comparison fused into the kernel.
+Tensor tril(const Tensor& x, std::int64_t k = 0);
+Tensor triu(const Tensor& x, std::int64_t k = 0);
+// log(sum(exp(x))) over `axes` (all when empty), stably: the max is subtracted first (PyTorch's
+// treatment of infinite maxima). Integers and bool are promoted to f32.
+Tensor logsumexp(const Tensor& x, const std::vector<std::int64_t>& axes = {},
+                 bool keepdims = false);
 
 // ---- scans and ordering (along one axis; a 0-d tensor counts as one element) ----
 // Running sums in increasing index order, each the previous plus the element, as a sequential loop

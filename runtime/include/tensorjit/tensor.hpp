@@ -105,6 +105,13 @@ class Tensor {
   Tensor mean(Reduction mode = Reduction::strict) const;
   Tensor mean(const std::vector<std::int64_t>& axes, bool keepdims = false,
               Reduction mode = Reduction::strict) const;
+  // The variance over `axes` (all when empty): the centred sum of squares divided by
+  // max(0, n - correction), PyTorch 2's `correction` (numpy's `ddof`; its default 0 is numpy's).
+  // std is its square root. Integers and bool are promoted to f32.
+  Tensor var(const std::vector<std::int64_t>& axes = {}, bool keepdims = false,
+             double correction = 0) const;
+  Tensor std(const std::vector<std::int64_t>& axes = {}, bool keepdims = false,
+             double correction = 0) const;
   Tensor prod(Reduction mode = Reduction::strict) const;
   Tensor prod(const std::vector<std::int64_t>& axes, bool keepdims = false,
               Reduction mode = Reduction::strict) const;

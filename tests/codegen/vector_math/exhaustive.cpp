@@ -4,7 +4,8 @@
 // default suite (ctest label `exhaustive`; scripts/setup.sh runs ctest with -LE exhaustive):
 //   ctest --test-dir build -L exhaustive --output-on-failure
 // Two threads share the inputs; the op list is vector_math_bounds.hpp's, one subcase per op
-// (-sc=exp,tanh runs those alone). pow, of two arguments, gets dense sweeps instead (below).
+// (-sc=exp,tanh runs those alone). pow and atan2, of two arguments, get dense sweeps instead
+// (below).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -40,6 +41,33 @@ codegen::testing::WorstError scan(const codegen::testing::OpKernel<float>& kerne
   return worst;
 }
 
+// Pairs of a binary op measured in chunks of kChunk against the double reference.
+class PairBatch {
+ public:
+  PairBatch(const codegen::testing::OpKernel<float>& kernel, ir::Op op) : kernel_(kernel), op_(op) {}
+  void push(float a, float b) {
+    x_.push_back(a);
+    y_.push_back(b);
+    if (x_.size() == kChunk) flush();
+  }
+  codegen::testing::WorstError finish() {
+    if (!x_.empty()) flush();
+    return worst_;
+  }
+
+ private:
+  void flush() {
+    const auto chunk = codegen::testing::measure(kernel_, op_, x_, y_);
+    worst_.add(chunk.ulp, chunk.x, chunk.y);
+    x_.clear();
+    y_.clear();
+  }
+  const codegen::testing::OpKernel<float>& kernel_;
+  ir::Op op_;
+  std::vector<float> x_, y_;
+  codegen::testing::WorstError worst_;
+};
+
 // pow over two dense sweeps, each pair against the double reference:
 //   - x over every 16th bit pattern (every sign, binade, NaN, inf, subnormal), each with three y:
 //     y = target / log|x| for a target stepping through [-110, 95] (results from underflow to
@@ -48,19 +76,8 @@ codegen::testing::WorstError scan(const codegen::testing::OpKernel<float>& kerne
 //   - y over every 64th bit pattern against eight bases (both signs, near 1, large and small).
 codegen::testing::WorstError pow_sweep(const codegen::testing::OpKernel<float>& kernel,
                                        std::uint64_t first, std::uint64_t last) {
-  codegen::testing::WorstError worst;
-  std::vector<float> x, y;
-  auto flush = [&] {
-    const auto chunk = codegen::testing::measure(kernel, ir::Op::pow, x, y);
-    worst.add(chunk.ulp, chunk.x, chunk.y);
-    x.clear();
-    y.clear();
-  };
-  auto push = [&](float a, float b) {
-    x.push_back(a);
-    y.push_back(b);
-    if (x.size() == kChunk) flush();
-  };
+  PairBatch batch(kernel, ir::Op::pow);
+  auto push = [&](float a, float b) { batch.push(a, b); };
   constexpr float kBases[] = {0.5f, -2.0f, 3.0f, -0.75f, 1.0000001f, 0.99999994f, 1e-30f, -7.5e20f};
   for (std::uint64_t bits = first; bits < last; ++bits) {
     float value;
@@ -75,19 +92,38 @@ codegen::testing::WorstError pow_sweep(const codegen::testing::OpKernel<float>& 
     }
     if (bits % 64 == 0) push(kBases[(bits >> 6) % 8], value);
   }
-  if (!x.empty()) flush();
-  return worst;
+  return batch.finish();
 }
 
 }  // namespace
 
-TEST_CASE("vector math f32: all 2^32 inputs of every unary op (pow: dense sweeps) are within the bounds") {
+// atan2(y, x) over two dense sweeps: y over every 32nd bit pattern against eight x, and x over
+// every 32nd bit pattern against eight y (both signs, 1, around 1, tiny, huge, infinite, zero).
+codegen::testing::WorstError atan2_sweep(const codegen::testing::OpKernel<float>& kernel,
+                                         std::uint64_t first, std::uint64_t last) {
+  PairBatch batch(kernel, ir::Op::atan2);
+  constexpr float kOthers[] = {1.0f, -1.0f, 0.75f, -3.0f, 1e-30f, -7.5e20f, HUGE_VALF, -0.0f};
+  for (std::uint64_t bits = first; bits < last; ++bits) {
+    if (bits % 32 != 0) continue;
+    float value;
+    const auto word = static_cast<std::uint32_t>(bits);
+    std::memcpy(&value, &word, sizeof value);
+    for (float other : kOthers) {
+      batch.push(value, other);
+      batch.push(other, value);
+    }
+  }
+  return batch.finish();
+}
+
+TEST_CASE("vector math f32: all 2^32 inputs of every unary op (pow, atan2: dense sweeps) are within the bounds") {
   codegen::Jit jit;
   for (ir::Op op : codegen::testing::vector_math_ops()) {
     SUBCASE(std::string(ir::op_name(op)).c_str()) {
       codegen::testing::OpKernel<float> kernel(jit, op);
       const bool pow = op == ir::Op::pow;
       auto sweep = [&](std::uint64_t first, std::uint64_t last) {
+        if (op == ir::Op::atan2) return atan2_sweep(kernel, first, last);
         return pow ? pow_sweep(kernel, first, last) : scan(kernel, op, first, last);
       };
       codegen::testing::WorstError halves[2];
@@ -99,7 +135,7 @@ TEST_CASE("vector math f32: all 2^32 inputs of every unary op (pow: dense sweeps
       const double bound = codegen::testing::ulp_bound(op, DType::f32);
       std::printf("f32 %-10s max %.4f ulp at x = %a (%.9g)", std::string(ir::op_name(op)).c_str(),
                   worst.ulp, worst.x, worst.x);
-      if (pow) std::printf(" y = %a (%.9g)", worst.y, worst.y);
+      if (ir::info(op).arity == 2) std::printf(" y = %a (%.9g)", worst.y, worst.y);
       std::printf(", bound %g\n", bound);
       std::fflush(stdout);
       CHECK(worst.ulp <= bound);

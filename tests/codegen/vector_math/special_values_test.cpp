@@ -1,6 +1,7 @@
 // The vector math ops on special values, and their lane independence:
 //   - NaN, +-inf and +-0 inputs give glibc's results bit for bit (the interpreter's ScalarOp, which
-//     calls libm; any NaN equals any NaN), pow over a grid of special pairs likewise;
+//     calls libm; any NaN equals any NaN), pow and atan2 over a grid of special pairs likewise
+//     (atan2's finite angles, +-pi/2, +-pi, +-pi/4, +-3pi/4, within its bound);
 //   - subnormal inputs, the overflow and underflow thresholds and their neighbours, DBL_MAX and
 //     friends are within the op's bound of the exact value (inf and 0 where it rounds to them, zeros
 //     with the right sign);
@@ -55,7 +56,10 @@ template <typename T> std::vector<T> edge_inputs() {
   using limits = std::numeric_limits<T>;
   std::vector<T> centres = {limits::denorm_min(), limits::min(), limits::max(), T(1), T(0.5),
                             T(2), T(20), T(6), T(28), T(0.84375), T(1.25), T(2.857142857142857),
-                            T(0.55), T(0x1p30), T(1e4), T(1e-8), T(0x1p-27)};
+                            T(0.55), T(0x1p30), T(1e4), T(1e-8), T(0x1p-27),
+                            // atan's interval ends and saturation, tan's pole and f32 reduction limit
+                            T(0.4375), T(0.6875), T(1.1875), T(2.4375), T(0x1p66),
+                            T(1.5707963267948966), T(0x1p20)};
   if constexpr (sizeof(T) == 8) {
     centres.insert(centres.end(), {T(709.782712893384), T(-708.3964185322641),
                                    T(-745.1332191019411), T(-744.44007192138122), T(1024),
@@ -87,7 +91,7 @@ template <typename T> void check_unary_specials(codegen::Jit& jit) {
   using R = codegen::testing::ReferenceType<T>;
   const DType dtype = tensorjit::dtype_of<T>();
   for (ir::Op op : codegen::testing::vector_math_ops()) {
-    if (op == ir::Op::pow) continue;
+    if (ir::info(op).arity == 2) continue;  // pow and atan2: check_binary_specials
     CAPTURE(ir::op_name(op));
     CAPTURE(tensorjit::dtype_name(dtype));
     OpKernel<T> kernel(jit, op);
@@ -113,7 +117,9 @@ template <typename T> void check_unary_specials(codegen::Jit& jit) {
   }
 }
 
-template <typename T> void check_pow_specials(codegen::Jit& jit) {
+// pow(x, y) or atan2(x, y) over the grid of every pair of `values`: a special operand or result
+// gives the interpreter's bits, others are within the bound (atan2's finite angles always are).
+template <typename T> void check_binary_specials(codegen::Jit& jit, ir::Op op) {
   using limits = std::numeric_limits<T>;
   const std::vector<T> values = {limits::quiet_NaN(), limits::infinity(), -limits::infinity(),
                                  T(0), T(-0.0), T(1), T(-1), T(0.5), T(-0.5), T(2), T(-2), T(3),
@@ -127,22 +133,24 @@ template <typename T> void check_pow_specials(codegen::Jit& jit) {
       x.push_back(a);
       y.push_back(b);
     }
-  OpKernel<T> kernel(jit, ir::Op::pow);
+  OpKernel<T> kernel(jit, op);
   std::vector<T> out(x.size());
   kernel.run(x.data(), y.data(), out.data(), static_cast<std::int64_t>(x.size()));
   using R = codegen::testing::ReferenceType<T>;
+  CAPTURE(ir::op_name(op));
   for (std::size_t i = 0; i < x.size(); ++i) {
     CAPTURE(x[i]);
     CAPTURE(y[i]);
     CAPTURE(out[i]);
-    const T expected = interpreter_value(ir::Op::pow, x[i], y[i]);
-    const bool special = !std::isfinite(x[i]) || !std::isfinite(y[i]) || x[i] == 0 ||
-                         y[i] == 0 || !std::isfinite(expected) || expected == 0;
+    const T expected = interpreter_value(op, x[i], y[i]);
+    const bool special_result = !std::isfinite(expected) || expected == 0;
+    const bool special = special_result || (op == ir::Op::pow && (!std::isfinite(x[i]) ||
+                                            !std::isfinite(y[i]) || x[i] == 0 || y[i] == 0));
     if (special) {
       CHECK(same_bits_or_both_nan(out[i], expected));
     } else {
-      const R exact = std::pow(R(x[i]), R(y[i]));
-      CHECK(codegen::testing::ulp_error(out[i], exact) <= codegen::testing::ulp_bound(ir::Op::pow, tensorjit::dtype_of<T>()));
+      const R exact = codegen::testing::reference<T, R>(op, R(x[i]), R(y[i]));
+      CHECK(codegen::testing::ulp_error(out[i], exact) <= codegen::testing::ulp_bound(op, tensorjit::dtype_of<T>()));
     }
   }
 }
@@ -237,10 +245,12 @@ TEST_CASE("vector math: NaN, inf and zero inputs give glibc's results, edges are
   check_unary_specials<double>(jit);
 }
 
-TEST_CASE("vector math pow: special pairs give glibc's results") {
+TEST_CASE("vector math pow and atan2: special pairs give glibc's results") {
   codegen::Jit jit;
-  check_pow_specials<float>(jit);
-  check_pow_specials<double>(jit);
+  for (ir::Op op : {ir::Op::pow, ir::Op::atan2}) {
+    check_binary_specials<float>(jit, op);
+    check_binary_specials<double>(jit, op);
+  }
 }
 
 TEST_CASE("vector math: the same bits at every width and in the scalar tail") {

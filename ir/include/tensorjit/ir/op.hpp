@@ -38,7 +38,7 @@ inline constexpr std::array kOpTable = {
 inline constexpr int kOpCount = static_cast<int>(kOpTable.size());
 // Adding an op means adding it to ops.def and to every switch the compiler then flags; this pins the
 // count so that a table indexed by Op elsewhere cannot silently fall out of step.
-static_assert(kOpCount == 71, "ops.def changed: update the tables indexed by Op and this count");
+static_assert(kOpCount == 81, "ops.def changed: update the tables indexed by Op and this count");
 
 constexpr const OpInfo& info(Op op) { return kOpTable[static_cast<int>(op)]; }
 constexpr std::string_view op_name(Op op) { return info(op).name; }
@@ -55,6 +55,7 @@ constexpr bool is_reduce(Op op) { return category(op) == OpCategory::reduce; }
 constexpr bool is_scan(Op op) { return category(op) == OpCategory::scan; }
 constexpr bool is_order(Op op) { return category(op) == OpCategory::order; }
 constexpr bool is_indexing(Op op) { return category(op) == OpCategory::indexing; }
+// A boolean result: the comparisons (eq, lt, ...) and the unary tests isnan, isinf, isfinite.
 constexpr bool is_comparison(Op op) { return info(op).result == ResultKind::boolean; }
 // On floating operands, evaluated by the JIT's vector math within an ulp bound (ops.def, "math").
 constexpr bool is_transcendental(Op op) { return info(op).math == MathKind::transcendental; }

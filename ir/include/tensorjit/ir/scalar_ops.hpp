@@ -275,6 +275,67 @@ template <> struct ScalarOp<Op::logical_not> {
   static bool apply(bool x) { return !x; }
 };
 
+// `rounding(x)` for floats; integers are integral already and are returned unchanged.
+template <typename T, typename Rounding> T round_floats(T x, Rounding rounding) {
+  if constexpr (std::is_floating_point_v<T>) return rounding(x);
+  else return x;
+}
+
+// floor, ceil, trunc: libm's (exact; -0.0, +-inf and NaN give themselves, floor(-0.5) == -1.0,
+// ceil(-0.5) == -0.0). On integers the value itself.
+template <> struct ScalarOp<Op::floor> {
+  template <typename T> static T apply(T x) { return round_floats(x, [](auto v) { return std::floor(v); }); }
+};
+template <> struct ScalarOp<Op::ceil> {
+  template <typename T> static T apply(T x) { return round_floats(x, [](auto v) { return std::ceil(v); }); }
+};
+template <> struct ScalarOp<Op::trunc> {
+  template <typename T> static T apply(T x) { return round_floats(x, [](auto v) { return std::trunc(v); }); }
+};
+
+// round: the nearest integer, a tie to the even one (numpy.round, torch.round, IEEE
+// roundToIntegralTiesToEven): round(0.5) == 0.0, round(1.5) == 2.0, round(-2.5) == -2.0, the sign
+// of a zero result kept (round(-0.4) == -0.0). Not std::round (ties away from zero) and not
+// nearbyint (the rounding mode's). A tie lies at |x| >= 0.5, where x / 2 is exact.
+template <> struct ScalarOp<Op::round> {
+  template <typename T> static T apply(T x) {
+    return round_floats(x, [](auto v) {
+      if (std::fabs(v - std::trunc(v)) != decltype(v){0.5}) return std::round(v);
+      return 2 * std::round(v / 2);  // the even neighbour of the tie
+    });
+  }
+};
+
+// isnan, isinf, isfinite: the IEEE classes; integers and bools are finite numbers.
+template <typename T, typename Test> bool float_class(T x, Test test, bool of_integers) {
+  if constexpr (std::is_floating_point_v<T>) return test(x);
+  else return of_integers;
+}
+template <> struct ScalarOp<Op::isnan> {
+  template <typename T> static bool apply(T x) {
+    return float_class(x, [](auto v) { return std::isnan(v); }, false);
+  }
+};
+template <> struct ScalarOp<Op::isinf> {
+  template <typename T> static bool apply(T x) {
+    return float_class(x, [](auto v) { return std::isinf(v); }, false);
+  }
+};
+template <> struct ScalarOp<Op::isfinite> {
+  template <typename T> static bool apply(T x) {
+    return float_class(x, [](auto v) { return std::isfinite(v); }, true);
+  }
+};
+
+// tan, atan: libm's, in the operand's precision (tan(-0.0) == -0.0, atan(+-inf) == +-pi/2
+// rounded).
+template <> struct ScalarOp<Op::tan> {
+  template <typename T> static T apply(T x) { return std::tan(x); }
+};
+template <> struct ScalarOp<Op::atan> {
+  template <typename T> static T apply(T x) { return std::atan(x); }
+};
+
 // ---- binary ----
 
 // add, sub, mul: IEEE for floats; integers wrap.
@@ -433,6 +494,12 @@ template <> struct ScalarOp<Op::right_shift> {
     if (s < 0 || s >= std::numeric_limits<std::make_unsigned_t<T>>::digits) return a < 0 ? -1 : 0;
     return static_cast<T>(a >> s);
   }
+};
+
+// atan2(y, x): libm's, with C99 Annex F's special cases (atan2(+-0, -0) == +-pi,
+// atan2(+-inf, -inf) == +-3pi/4, the result's sign y's).
+template <> struct ScalarOp<Op::atan2> {
+  template <typename T> static T apply(T y, T x) { return std::atan2(y, x); }
 };
 
 // Random bits: word index % 4 of the Philox4x32-10 block at index / 4 under the key (philox.hpp).
