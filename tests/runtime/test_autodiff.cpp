@@ -10,7 +10,9 @@
 #include <tensorjit/ir/pipeline.hpp>
 #include <tensorjit/tensorjit.hpp>
 
+#include "file_test_support.hpp"
 #include "jit_oracle.hpp"
+#include "peer_python.hpp"
 #include "runtime/src/executor.hpp"
 #include "runtime/src/tensor_impl.hpp"
 
@@ -117,7 +119,7 @@ TEST_CASE("autodiff JIT: an MLP's gradients are the interpreter's bits") {
   }
 }
 
-TEST_CASE("autodiff: the backward passes of softmax with cross-entropy and of layernorm are row kernels") {
+TEST_CASE("autodiff JIT: the backward passes of softmax with cross-entropy and of layernorm are row kernels") {
   std::mt19937_64 rng(4);
   auto plan_of = [](const std::vector<tj::Tensor>& ts) {
     std::vector<tensorjit::ir::NodePtr> nodes;
@@ -134,9 +136,20 @@ TEST_CASE("autodiff: the backward passes of softmax with cross-entropy and of la
   tj::Tensor x = random_tensor(rng, {64, 256}, -1, 1, tj::f32), dy = random_tensor(rng, {64, 256}, -1, 1, tj::f32);
   tj::Tensor gamma = random_tensor(rng, {256}, -1, 1, tj::f32), beta = random_tensor(rng, {256}, -1, 1, tj::f32);
   tj::eval({x, dy, gamma, beta});
+  // dy * gamma reads only inputs: the row step computes it, rather than a loop step before it.
   tj::Tensor dx = tj::grad(tj::layernorm(x, gamma, beta, 1e-5), {x}, dy)[0];
-  INFO(plan_of({dx}));
-  CHECK(plan_of({dx}).find("row") != std::string::npos);
+  const std::string dx_plan = plan_of({dx});
+  INFO(dx_plan);
+  CHECK(dx_plan.find("step 0: row") != std::string::npos);
+  CHECK(dx_plan.find("step 1") == std::string::npos);
+  // dgamma and dbeta are column sums: separate reduce steps, after the row step that writes dx
+  // (nothing of dx's computation is left for a loop step after them).
+  std::vector<tj::Tensor> all = tj::grad(tj::layernorm(x, gamma, beta, 1e-5), {x, gamma, beta}, dy);
+  const std::string all_plan = plan_of(all);
+  INFO(all_plan);
+  CHECK(all_plan.find(": loop") == std::string::npos);
+  tensorjit::testing::check_against_interpreter(tj::detail::graph_for(
+      {tj::detail::node_of(all[0], "test"), tj::detail::node_of(all[1], "test"), tj::detail::node_of(all[2], "test")}));
 }
 
 TEST_CASE("autodiff: detach, unused inputs and the errors") {
@@ -152,4 +165,89 @@ TEST_CASE("autodiff: detach, unused inputs and the errors") {
   CHECK_THROWS_WITH_AS(tj::grad(y, {x}), doctest::Contains("already evaluated"), tj::Error);
   CHECK_THROWS_WITH_AS(tj::cross_entropy(tj::ones({2, 3, 4}), tj::arange(2)), doctest::Contains("cross_entropy"), tj::Error);
   CHECK_THROWS_WITH_AS(tj::cross_entropy(tj::ones({2, 3}), tj::arange(3)), doctest::Contains("one index per row"), tj::Error);
+}
+
+namespace {
+
+// The functions both sides differentiate: each of x [6, 5], w [5, 4], v [4], labels [6]; the
+// gradients with respect to x, w and v. Python spells the same in peers.py below.
+std::vector<std::pair<std::string, std::function<tj::Tensor(const tj::Tensor&, const tj::Tensor&, const tj::Tensor&,
+                                                            const tj::Tensor&)>>>
+peer_functions() {
+  return {
+      {"mlp", [](auto x, auto w, auto v, auto labels) { return tj::cross_entropy(tj::relu(tj::matmul(x, w)) * v + v, labels); }},
+      {"layernorm", [](auto x, auto w, auto v, auto) {
+         return (tj::layernorm(tj::matmul(x, w), v, v * 0.5, 1e-5) * tj::arange(24, tj::f64).reshape({6, 4}).astype(x.dtype())).sum(); }},
+      {"softmax", [](auto x, auto w, auto v, auto) {
+         return (tj::softmax(tj::matmul(x, w), -1) * v).sum() + tj::log_softmax(x, 0).mean(); }},
+      {"activations", [](auto x, auto w, auto v, auto) {
+         tj::Tensor h = tj::matmul(x, w);
+         return (tj::gelu(h) + tj::gelu_tanh(h) * v + tj::silu(h) + tj::tanh(h) + tj::sigmoid(h) * v + tj::softplus(h) +
+                 tj::sqrt(tj::abs(h) + 1.0) + tj::log(h * h + 1.0) + tj::exp(h * 0.25) + tj::sin(h) * tj::cos(v) + tj::erf(h))
+             .sum(); }},
+      {"broadcast", [](auto x, auto w, auto v, auto) {
+         return tj::mse_loss(tj::matmul(x, w), v) + (x.transpose().slice(0, 1, 5, 2).max({1}) * v.slice(0, 0, 2)).sum(); }},
+  };
+}
+
+}  // namespace
+
+TEST_CASE("autodiff: PyTorch's autograd gives the same gradients") {
+  if (!peer_python::imports("numpy, torch")) {
+    MESSAGE("SKIPPED: " << peer_python::path() << " cannot import numpy and torch, so the PyTorch gradient checks did not run");
+    return;
+  }
+  std::mt19937_64 rng(11);
+  file_test::TempFolder folder;
+  const tj::Tensor x = random_tensor(rng, {6, 5}), w = random_tensor(rng, {5, 4}), v = random_tensor(rng, {4});
+  const tj::Tensor labels = tj::tensor<std::int64_t>({6}, {0, 3, 1, 2, 3, 0});
+  tj::save_npy(folder / "x.npy", x);
+  tj::save_npy(folder / "w.npy", w);
+  tj::save_npy(folder / "v.npy", v);
+  tj::save_npy(folder / "labels.npy", labels);
+  file_test::write_bytes(folder / "peers.py", R"(
+import numpy as np, torch
+F = torch.nn.functional
+x0, w0, v0, labels = (torch.from_numpy(np.load(f + '.npy')) for f in ('x', 'w', 'v', 'labels'))
+functions = {
+    'mlp': lambda x, w, v: F.cross_entropy(torch.relu(x @ w) * v + v, labels),
+    'layernorm': lambda x, w, v: (F.layer_norm(x @ w, (4,), v, v * 0.5, 1e-5)
+                                  * torch.arange(24, dtype=torch.float64).reshape(6, 4).to(x.dtype)).sum(),
+    'softmax': lambda x, w, v: (torch.softmax(x @ w, -1) * v).sum() + torch.log_softmax(x, 0).mean(),
+    'activations': lambda x, w, v: (lambda h: (F.gelu(h) + F.gelu(h, approximate='tanh') * v + F.silu(h) + torch.tanh(h)
+        + torch.sigmoid(h) * v + F.softplus(h) + torch.sqrt(h.abs() + 1) + torch.log(h * h + 1) + torch.exp(h * 0.25)
+        + torch.sin(h) * torch.cos(v) + torch.erf(h)).sum())(x @ w),
+    'broadcast': lambda x, w, v: F.mse_loss(x @ w, v.expand(6, 4)) + (x.T[1:5:2].amax(1) * v[0:2]).sum(),
+}
+for name, f in functions.items():
+    for dtype in (torch.float32, torch.float64):
+        leaves = [t.to(dtype).requires_grad_() for t in (x0, w0, v0)]
+        for leaf, g in zip('xwv', torch.autograd.grad(f(*leaves), leaves)):
+            np.save(f'{name}_{leaf}_{str(dtype)[-2:]}.npy', g.numpy())
+)");
+  const int status = peer_python::run(folder.path(), "peers.py");
+  INFO("python said:\n" << file_test::read_bytes(folder / "log.txt"));
+  REQUIRE(status == 0);
+  for (const auto& [name, f] : peer_functions()) {
+    for (tj::DType dtype : {tj::f32, tj::f64}) {
+      CAPTURE(name);
+      CAPTURE(tj::dtype_name(dtype));
+      const std::vector<tj::Tensor> leaves = {x.astype(dtype), w.astype(dtype), v.astype(dtype)};
+      const std::vector<tj::Tensor> ours = tj::grad(f(leaves[0], leaves[1], leaves[2], labels), leaves);
+      const double tolerance = dtype == tj::f32 ? 1e-5 : 1e-12;
+      for (std::size_t i = 0; i < 3; ++i) {
+        const std::string file = name + "_" + "xwv"[i] + "_" + (dtype == tj::f32 ? "32" : "64") + ".npy";
+        const std::vector<double> expected = tj::load_npy(folder / file).astype(tj::f64).to_vector<double>();
+        const std::vector<double> actual = ours[i].astype(tj::f64).to_vector<double>();
+        REQUIRE(actual.size() == expected.size());
+        double scale = 0;
+        for (double e : expected) scale = std::max(scale, std::abs(e));
+        for (std::size_t j = 0; j < actual.size(); ++j) {
+          CAPTURE(file);
+          CAPTURE(j);
+          CHECK(std::abs(actual[j] - expected[j]) <= tolerance * std::max(scale, 1e-30));
+        }
+      }
+    }
+  }
 }
