@@ -46,6 +46,7 @@ PEERS = [
     python_peer("JAX", "jax", VENV_PYTHON, SETUP_PEERS + " jax"),
     python_peer("PyTorch", "torch", VENV_PYTHON, SETUP_PEERS + " torch"),
     python_peer("torch.compile", "torch-compile", VENV_PYTHON, SETUP_PEERS + " torch", quick=False),
+    python_peer("ONNX Runtime", "onnxruntime", VENV_PYTHON, SETUP_PEERS + " onnxruntime"),
     library_peer("OpenBLAS", "openblas", "apt-get install libopenblas-dev"),
     library_peer("BLIS", "blis", "apt-get install libblis-dev"),
     library_peer("oneDNN", "onednn", "apt-get install libdnnl-dev, then reconfigure the build"),

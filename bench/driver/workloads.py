@@ -1,4 +1,4 @@
-"""The cases of the workloads W1-W9, W11, W13, W14 and W15 of bench/README.md (W10 is latency.py), with what
+"""The cases of the workloads W1-W9, W11, W13-W16 of bench/README.md (W10 is latency.py), with what
 each moves and computes, so a time can be read as a fraction of the machine's limits, and the
 tolerance a peer's answer must meet against tensorjit's before it is timed.
 
@@ -94,6 +94,13 @@ def all_cases():
         Case("W15layernorm", "f32", (side, 1024), "W15 layernorm backward (dx, dgamma, dbeta), 4096×1024",
              bytes=4 * (3 * side * 1024 + 3 * 1024), tolerance=1e-4),
     ]
+    # W16: all-MiniLM-L6-v2 (6 layers, hidden 384, FFN 1536) on ids already tokenized; its flops are
+    # the products': per token and layer 2·(4·384² + 2·384·1536) for the dense layers and 4·384·T
+    # for the attention's scores and context.
+    for sentences, tokens in ((1, 16), (1, 128), (32, 128)):
+        flops = sentences * tokens * 6 * (2 * (4 * 384 * 384 + 2 * 384 * 1536) + 4 * 384 * tokens)
+        cases.append(Case("W16", "f32", (sentences, tokens), f"W16 all-MiniLM-L6-v2, {sentences}×{tokens} tokens",
+                          flops=flops, tolerance=1e-4, quick=(sentences, tokens) == (1, 128)))
     # W13: random numbers drawn in the kernel (a new key each call), and dropout's mask fused into
     # its use against the same pass without the mask (x * 2).
     n = 16 * MI

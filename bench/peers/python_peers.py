@@ -1,4 +1,5 @@
-"""The workloads of bench/README.md for the Python peers: NumPy, numexpr, JAX and PyTorch.
+"""The workloads of bench/README.md for the Python peers: NumPy, numexpr, JAX, PyTorch and ONNX Runtime
+(W16 only, bench/peers/minilm_peers.py).
 
 Each is written as that library's users write it. `prepare(peer, workload, dtype, dims)` returns
 (run, outputs): run() computes once and waits for the result; outputs() gives the last results as
@@ -10,6 +11,7 @@ import os
 import numpy as np
 
 from bench_inputs import make_input
+import minilm_peers
 
 ADAM = dict(lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, step=10)
 
@@ -288,6 +290,10 @@ def torch_peer(threads, compiled):
             return run, (lambda result: [r.numpy() for r in result])
         if compiled and workload in RANDOM:
             raise Unsupported("the random workloads run eager PyTorch only")
+        if workload == "W16":
+            if compiled:
+                raise Unsupported("W16 runs eager PyTorch and ONNX Runtime")
+            return minilm_case(lambda: minilm_peers.torch_case(torch, *d))
         arrays = [torch.from_numpy(a) for a in inputs_for(workload, dtype, d)]
         function = functions[workload]
         if compiled:
@@ -301,10 +307,33 @@ def torch_peer(threads, compiled):
     return prepare, f"PyTorch {torch.__version__} {mode}, matmul through {blas}, {threads} thread(s)"
 
 
+def minilm_case(make):
+    try:
+        return make()
+    except minilm_peers.Unavailable as why:
+        raise Unsupported(str(why))
+
+
+def onnxruntime_peer(threads):
+    import onnxruntime
+    import torch
+
+    torch.set_num_threads(threads)  # for the export
+
+    def prepare(workload, dtype, d):
+        if workload != "W16":
+            raise Unsupported("ONNX Runtime runs W16's exported model only")
+        return minilm_case(lambda: minilm_peers.onnxruntime_case(torch, onnxruntime, *d, threads))
+
+    return prepare, (f"ONNX Runtime {onnxruntime.__version__} (CPUExecutionProvider, all graph optimizations), "
+                     f"the model exported by torch.onnx {torch.__version__} at each shape, {threads} thread(s)")
+
+
 PEERS = {
     "numpy": numpy_peer,
     "numexpr": numexpr_peer,
     "jax": jax_peer,
     "torch": lambda threads: torch_peer(threads, compiled=False),
     "torch-compile": lambda threads: torch_peer(threads, compiled=True),
+    "onnxruntime": onnxruntime_peer,
 }

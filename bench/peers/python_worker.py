@@ -1,6 +1,6 @@
 """A Python peer as a benchmark worker: worker_loop.hpp's line protocol on stdin/stdout.
 
-    python python_worker.py --peer numpy|numexpr|jax|torch|torch-compile --threads N
+    python python_worker.py --peer numpy|numexpr|jax|torch|torch-compile|onnxruntime --threads N
 
 Exits with status 3 and the reason on stderr when the peer's package cannot be imported, which
 the driver reports as absent.

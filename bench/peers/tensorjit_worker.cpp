@@ -12,6 +12,7 @@
 #include <tensorjit/tensorjit.hpp>
 
 #include "bench_inputs.hpp"
+#include "minilm_case.hpp"
 #include "worker_loop.hpp"
 
 namespace tj = tensorjit;
@@ -186,6 +187,7 @@ std::optional<bench::PreparedCase> prepare_typed(const bench::CaseRequest& reque
       return Outputs{values, positions};
     }, 1);
   }
+  if (w == "W16") return bench::prepare_minilm(request, why);  // sentences, tokens
   why = "unknown workload " + w;
   return std::nullopt;
 }
