@@ -21,7 +21,7 @@ std::string safetensors_file(const std::string& header, const std::string& data)
 TEST_CASE("safetensors: every dtype and shape round-trips exactly, as views on the mapped file") {
   TempFolder folder;
   std::map<std::string, tj::Tensor> tensors;
-  for (const auto& [name, tensor] : sample_tensors()) tensors.emplace(name, tensor);
+  for (const auto& [name, tensor] : sample_tensors(/*with_bf16=*/true)) tensors.emplace(name, tensor);
   const std::string path = folder / "all.safetensors";
   tj::save_safetensors(path, tensors, {{"format", "pt"}, {"note", "made by tensorjit"}});
   const std::string bytes = read_bytes(path);
