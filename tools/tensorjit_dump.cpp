@@ -1,7 +1,7 @@
 // tensorjit-dump: reads a graph in the text IR and prints any stage of what tensorjit makes of it.
 //
 //   tensorjit-dump FILE.tjir [--stage graph|after:<pass>|plan|llvm|llvm-opt|asm|all]
-//                  [--vector-bits N] [--run]
+//                  [--vector-bits N] [--run] [--inputs VALUES.npz]
 //
 // The LLVM IR and assembly it prints are those of the kernels it actually compiled and ran (on
 // random inputs), captured by the JIT as it linked them, not a second compilation.
@@ -17,11 +17,13 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <unistd.h>
 
 #include <tensorjit/error.hpp>
+#include <tensorjit/files.hpp>
 #include <tensorjit/ir/interpreter.hpp>
 #include <tensorjit/ir/pipeline.hpp>
 #include <tensorjit/ir/text.hpp>
@@ -55,12 +57,12 @@ template <typename F> void for_each_element(const ir::Layout& layout, F&& visit)
   }
 }
 
-// Every unbound input gets a buffer of random values spanning what its layout reaches, and only
-// that: the layout is moved to start at the buffer's start, so an input at offset 2^62 takes no
-// more memory than one at offset 0 (the kernels do not depend on the offset). Only the elements
-// the layout reaches are filled.
-ir::Graph bind_random_inputs(const ir::Graph& graph, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
+// Every unbound input gets a buffer spanning what its layout reaches, and only that: the layout
+// is moved to start at the buffer's start, so an input at offset 2^62 takes no more memory than
+// one at offset 0 (the kernels do not depend on the offset). fill(input, k, data) writes the
+// elements of the k-th input (in topological order) that the layout reaches.
+template <typename Fill> ir::Graph bind_inputs(const ir::Graph& graph, Fill&& fill) {
+  std::size_t k = 0;
   return ir::replace_nodes(graph, [&](const ir::NodePtr& node) -> ir::NodePtr {
     if (node->op() != ir::Op::input || node->attr<ir::InputAttr>().buffer) return nullptr;
     ir::InputAttr bound = node->attr<ir::InputAttr>();
@@ -74,16 +76,48 @@ ir::Graph bind_random_inputs(const ir::Graph& graph, std::uint64_t seed) {
           ir::shape_str(bound.layout.strides), high - low));
     bound.layout.offset -= low;
     bound.buffer = ir::Buffer::allocate(static_cast<std::size_t>(bytes));
-    tensorjit::visit_dtype(bound.dtype, [&](auto tag) {
+    fill(bound, k++);
+    return ir::Node::make(ir::Op::input, {}, std::move(bound));
+  });
+}
+
+ir::Graph bind_random_inputs(const ir::Graph& graph, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  return bind_inputs(graph, [&](const ir::InputAttr& input, std::size_t) {
+    tensorjit::visit_dtype(input.dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      auto* data = static_cast<T*>(bound.buffer->data());
-      for_each_element(bound.layout, [&](std::int64_t i) {
+      auto* data = static_cast<T*>(input.buffer->data());
+      for_each_element(input.layout, [&](std::int64_t i) {
         if constexpr (std::is_floating_point_v<T>) data[i] = std::uniform_real_distribution<T>(-4, 4)(rng);
         else if constexpr (std::is_same_v<T, bool>) data[i] = rng() & 1;
         else data[i] = static_cast<T>(std::uniform_int_distribution<int>(-100, 100)(rng));
       });
     });
-    return ir::Node::make(ir::Op::input, {}, std::move(bound));
+  });
+}
+
+// The k-th input (in topological order) takes the values of member `input<k>` of an .npz, as
+// the differential fuzzer writes them beside a reproducer; each member must have the input's
+// dtype and shape.
+ir::Graph bind_npz_inputs(const ir::Graph& graph, const fs::path& npz) {
+  const std::map<std::string, tensorjit::Tensor> members = tensorjit::load_npz(npz.string());
+  return bind_inputs(graph, [&](const ir::InputAttr& input, std::size_t k) {
+    const std::string name = fmt::format("input{}", k);
+    const auto member = members.find(name);
+    if (member == members.end())
+      throw tensorjit::Error(fmt::format("{} has no member {} for the graph's input {}", npz.string(), name, k));
+    const tensorjit::Tensor values = member->second.contiguous();
+    if (values.dtype() != input.dtype || values.shape() != input.layout.shape)
+      throw tensorjit::Error(fmt::format("{}: {} is {}{} where the graph's input {} is {}{}", npz.string(), name,
+                                         tensorjit::dtype_name(values.dtype()), ir::shape_str(values.shape()), k,
+                                         tensorjit::dtype_name(input.dtype), ir::shape_str(input.layout.shape)));
+    const std::size_t size = itemsize(input.dtype);
+    const auto* from = static_cast<const unsigned char*>(values.data());
+    auto* to = static_cast<unsigned char*>(input.buffer->data());
+    for_each_element(input.layout, [&](std::int64_t i) {
+      std::memcpy(to + i * static_cast<std::int64_t>(size), from, size);
+      from += size;
+    });
   });
 }
 
@@ -191,7 +225,7 @@ void print_after_pass(const ir::PipelineLog& log, std::string_view pass) {
 // kernel stages also run the plan on random inputs (running is what compiles the kernels), and
 // --run does all of it. A graph of a large iota printed at --stage graph once allocated and
 // computed all of it.
-int run(const fs::path& file, const std::string& stage, bool time_it) {
+int run(const fs::path& file, const std::string& stage, bool time_it, const fs::path& inputs) {
   const ir::Graph parsed = ir::parse(read_file(file));
   const bool all = stage == "all";
   const bool after_pass = stage.starts_with("after:");
@@ -200,7 +234,7 @@ int run(const fs::path& file, const std::string& stage, bool time_it) {
   if (stage == "graph" && !runs) return 0;
 
   // Planning reads shapes and layouts, not values: inputs get buffers only for a run.
-  const ir::Graph graph = runs ? bind_random_inputs(parsed, 0x7e5a) : parsed;
+  const ir::Graph graph = !runs ? parsed : inputs.empty() ? bind_random_inputs(parsed, 0x7e5a) : bind_npz_inputs(parsed, inputs);
   ir::PipelineLog log;
   ir::Plan plan = ir::plan_graph(graph, &log);
   if (after_pass) print_after_pass(log, std::string_view(stage).substr(6));
@@ -270,11 +304,15 @@ int main(int argc, char** argv) {
   app.add_option("--vector-bits", vector_bits, "build kernels at 128, 256 or 512 bits (default: native)")
       ->check(CLI::IsMember({128, 256, 512}));
   app.add_flag("--run", time_it, "run on random inputs, check against the interpreter, time each step");
+  fs::path inputs;
+  app.add_option("--inputs", inputs, "an .npz whose members input0, input1, ... are the inputs' values "
+                 "(as differential_fuzz writes them), instead of random ones")
+      ->check(CLI::ExistingFile);
   CLI11_PARSE(app, argc, argv);
   // The JIT reads its width once, from the environment, when it is first used.
   if (vector_bits) ::setenv("TENSORJIT_VECTOR_BITS", std::to_string(vector_bits).c_str(), 1);
   try {
-    return run(file, stage, time_it);
+    return run(file, stage, time_it, inputs);
   } catch (const tensorjit::Error& e) {
     std::cerr << "tensorjit-dump: " << file.string() << ": " << e.what() << "\n";
     return 1;

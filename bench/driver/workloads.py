@@ -1,4 +1,4 @@
-"""The cases of the workloads W1-W9, W11, W13 and W14 of bench/README.md (W10 is latency.py), with what
+"""The cases of the workloads W1-W9, W11, W13, W14 and W15 of bench/README.md (W10 is latency.py), with what
 each moves and computes, so a time can be read as a fraction of the machine's limits, and the
 tolerance a peer's answer must meet against tensorjit's before it is timed.
 
@@ -83,6 +83,16 @@ def all_cases():
         Case("W14sort", "f32", (16 * MI,), "W14 sort (values and positions), 16 Mi", bytes=16 * 16 * MI,
              tolerance=0),
         Case("W14topk", "f32", (side, side), "W14 topk(10) over rows, 4096²", bytes=4 * side * side, tolerance=0),
+    ]
+    # W15: a training step of the W8 MLP (forward, gradients, Adam); the backward passes of W5 and
+    # W6, whose least traffic reads the inputs and dy and writes the gradients once.
+    cases += [
+        Case("W15step", "f32", (256, 784, 512, 10), "W15 training step, MLP 784-512-10, batch 256, Adam",
+             flops=2 * 256 * (2 * 784 * 512 + 3 * 512 * 10), tolerance=2e-3, quick=True),
+        Case("W15softmax", "f32", (side, side), "W15 softmax backward, 4096² f32", bytes=12 * side * side,
+             tolerance=1e-5),
+        Case("W15layernorm", "f32", (side, 1024), "W15 layernorm backward (dx, dgamma, dbeta), 4096×1024",
+             bytes=4 * (3 * side * 1024 + 3 * 1024), tolerance=1e-4),
     ]
     # W13: random numbers drawn in the kernel (a new key each call), and dropout's mask fused into
     # its use against the same pass without the mask (x * 2).

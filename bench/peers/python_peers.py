@@ -63,6 +63,13 @@ def inputs_for(workload, dtype, d):
         return [x(1, (d[0],)), x(2, (d[0],)), x(3, (d[0],)), x(4, (d[0],), positive=True)]
     if workload in RANDOM:
         return [x(1, (d[0],))]
+    if workload == "W15step":  # the W8 MLP's inputs and parameters, then the labels
+        labels = ((x(6, (d[0],)) + 1) * 5).astype(np.int64)
+        return inputs_for("W8mlp", dtype, d) + [labels]
+    if workload == "W15softmax":
+        return [x(1, (d[0], d[1])), x(2, (d[0], d[1]))]
+    if workload == "W15layernorm":
+        return inputs_for("W6", dtype, d) + [x(4, (d[0], d[1]))]
     raise Unsupported(f"unknown workload {workload}")
 
 
@@ -117,6 +124,8 @@ def numpy_peer(threads):
     def prepare(workload, dtype, d):
         if workload == "W14topk":
             raise Unsupported("NumPy has no topk")
+        if workload.startswith("W15"):
+            raise Unsupported("NumPy has no gradients")
         arrays = inputs_for(workload, dtype, d)
         function = functions[workload]
         return (lambda: function(*arrays)), (lambda result: [np.asarray(r) for r in as_tuple(result)])
@@ -192,7 +201,13 @@ def jax_peer(threads):
         "W13scale": lambda key, x: x * 2,
     }
 
+    layernorm = functions["W6"]
+    functions["W15softmax"] = lambda x, dy: jax.vjp(lambda v: jax.nn.softmax(v, -1), x)[1](dy)
+    functions["W15layernorm"] = lambda x, gamma, beta, dy: jax.vjp(layernorm, x, gamma, beta)[1](dy)
+
     def prepare(workload, dtype, d):
+        if workload == "W15step":
+            raise Unsupported("the training step is written for PyTorch only (JAX has no optimizer without optax)")
         arrays = [jnp.asarray(a) for a in inputs_for(workload, dtype, d)]
         if workload in RANDOM:
             draw, calls = jax.jit(draws[workload]), [0]
@@ -226,7 +241,51 @@ def torch_peer(threads, compiled):
         "W13scale": lambda x: x * 2,
     })
 
+    def training_step(x, w1, b1, w2, b2, labels):
+        """W15: a training step as PyTorch users write it, Adam with foreach=True; each call the next step."""
+        parameters = [p.clone().requires_grad_() for p in (w1, b1, w2, b2)]
+        optimizer = torch.optim.Adam(parameters, lr=1e-3, foreach=True)
+        w1, b1, w2, b2 = parameters
+
+        def loss_of():
+            return torch.nn.functional.cross_entropy(torch.relu(x @ w1 + b1) @ w2 + b2, labels)
+
+        def step():
+            optimizer.zero_grad()
+            loss = loss_of()
+            loss.backward()
+            optimizer.step()
+            return (loss.detach(), *(p.detach() for p in parameters))
+
+        return step
+
+    def backward(forward, x, dy, *weights):
+        """W15: the gradients of forward(x, *weights) for dy, the forward recomputed each call."""
+        leaves = [v.clone().requires_grad_() for v in (x, *weights)]
+
+        def run():
+            return torch.autograd.grad(forward(*leaves), leaves, dy)
+
+        return run
+
     def prepare(workload, dtype, d):
+        arrays = [torch.from_numpy(a) for a in inputs_for(workload, dtype, d)] if workload.startswith("W15") else None
+        if workload == "W15step":
+            run = training_step(*arrays)
+            if compiled:  # the whole step, optimizer included; the first step compiles it (as step 1 of a loop)
+                run = torch.compile(run)
+            return run, (lambda result: [r.numpy() for r in result])
+        if workload in ("W15softmax", "W15layernorm"):
+            if workload == "W15softmax":
+                run = backward(lambda v: torch.softmax(v, -1), arrays[0], arrays[1])
+            else:
+                x, gamma, beta, dy = arrays
+                run = backward(lambda v, g, b: torch.nn.functional.layer_norm(v, (v.shape[-1],), g, b, 1e-5),
+                               x, dy, gamma, beta)
+            if compiled:
+                run = torch.compile(run, dynamic=False)
+                run()
+            return run, (lambda result: [r.numpy() for r in result])
         if compiled and workload in RANDOM:
             raise Unsupported("the random workloads run eager PyTorch only")
         arrays = [torch.from_numpy(a) for a in inputs_for(workload, dtype, d)]

@@ -61,6 +61,37 @@ std::vector<tj::Tensor> adam_step(const tj::Tensor& p, const tj::Tensor& g, cons
   return {p1, m1, v1};
 }
 
+// One training step of the MLP relu(x @ w1 + b1) @ w2 + b2 with cross-entropy and Adam (lr 1e-3),
+// as a training loop writes it; each call is the next step. The labels are (input + 1) * 5 cut to
+// an integer, as python_peers.py makes them. The outputs are the step's loss and parameters.
+template <class T>
+bench::PreparedCase training_step(const std::vector<std::int64_t>& d) {
+  struct State {
+    tj::Tensor x, labels, w1, b1, w2, b2, loss;
+    std::unique_ptr<tj::optim::Adam> optimizer;
+  };
+  auto state = std::make_shared<State>();
+  state->x = input<T>(1, {d[0], d[1]});
+  state->labels = ((input<T>(6, {d[0]}) + 1) * 5).astype(tj::i64);
+  state->w1 = input<T>(2, {d[1], d[2]}).copy();
+  state->b1 = input<T>(3, {d[2]}).copy();
+  state->w2 = input<T>(4, {d[2], d[3]}).copy();
+  state->b2 = input<T>(5, {d[3]}).copy();
+  tj::eval({state->labels, state->w1, state->b1, state->w2, state->b2});
+  state->optimizer = std::make_unique<tj::optim::Adam>(
+      tj::optim::Parameters{&state->w1, &state->b1, &state->w2, &state->b2}, tj::optim::AdamOptions{.lr = 1e-3});
+  bench::PreparedCase prepared;
+  prepared.run = [state] {
+    State& s = *state;
+    s.loss = tj::cross_entropy(tj::matmul(tj::relu(tj::matmul(s.x, s.w1) + s.b1), s.w2) + s.b2, s.labels);
+    s.optimizer->step(tj::grad(s.loss, {s.w1, s.b1, s.w2, s.b2}), {s.loss});
+  };
+  prepared.write_outputs = [state](std::FILE* file) {
+    for (const auto* t : {&state->loss, &state->w1, &state->b1, &state->w2, &state->b2}) write_tensor<T>(*t, file);
+  };
+  return prepared;
+}
+
 template <class T>
 std::optional<bench::PreparedCase> prepare_typed(const bench::CaseRequest& request, std::string& why) {
   const std::string& w = request.workload;
@@ -127,6 +158,18 @@ std::optional<bench::PreparedCase> prepare_typed(const bench::CaseRequest& reque
     auto p = input<T>(1, {d[0]}), g = input<T>(2, {d[0]}), m = input<T>(3, {d[0]});
     auto v = input<T>(4, {d[0]}, /*positive=*/true);
     return make_case<T>([=] { return adam_step(p, g, m, v); });
+  }
+  if (w == "W15step") {  // batch, in, hidden, out: forward, grad, Adam on the W8 MLP
+    return training_step<T>(d);
+  }
+  if (w == "W15softmax") {  // the backward pass of W5: dx for dy, the forward recomputed
+    auto x = input<T>(1, {d[0], d[1]}), dy = input<T>(2, {d[0], d[1]});
+    return make_case<T>([=] { return tj::grad(tj::softmax(x, -1), {x}, dy); });
+  }
+  if (w == "W15layernorm") {  // the backward pass of W6: dx, dgamma, dbeta
+    auto x = input<T>(1, {d[0], d[1]}), gamma = input<T>(2, {d[1]}), beta = input<T>(3, {d[1]});
+    auto dy = input<T>(4, {d[0], d[1]});
+    return make_case<T>([=] { return tj::grad(tj::layernorm(x, gamma, beta, 1e-5), {x, gamma, beta}, dy); });
   }
   if (w == "W14cumsum") {
     auto x = input<T>(1, {d[0]});

@@ -142,6 +142,7 @@ const Rule kRules[] = {
     {Op::neg, [](N n) { return x(n)->op() == Op::neg ? x(*x(n)) : nullptr; }},             // -(-x) -> x (a sign flip; integers wrap back)
     {Op::abs, [](N n) { return x(n)->op() == Op::abs ? x(n) : nullptr; }},                 // abs(abs(x)) -> abs(x)
     {Op::abs, [](N n) { return x(n)->op() == Op::neg ? make_unary(Op::abs, x(*x(n))) : nullptr; }},  // abs(-x) -> abs(x)
+    {Op::detach, [](N n) { return x(n); }},                                               // detach(x) -> x (it only stops gradients)
     {Op::logical_not, [](N n) { return x(n)->op() == Op::logical_not ? x(*x(n)) : nullptr; }},  // !!x -> x
     {Op::maximum, [](N n) { return x(n) == y(n) ? x(n) : nullptr; }},                      // maximum(x, x) -> x
     {Op::minimum, [](N n) { return x(n) == y(n) ? x(n) : nullptr; }},                      // minimum(x, x) -> x

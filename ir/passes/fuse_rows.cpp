@@ -1,5 +1,6 @@
 #include "ir/passes/fuse_rows.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -33,12 +34,60 @@ std::optional<Rows> rows_of(const Step& step) {
   return std::nullopt;
 }
 
+// Whether `step` reads only the plan's sources (inputs, constants, iotas): nothing a step writes.
+bool reads_sources_only(const Step& step, const std::unordered_set<const Node*>& written) {
+  std::unordered_set<const Node*> inside;
+  for (const auto& node : step.nodes) inside.insert(node.get());
+  for (const auto& node : step.nodes)
+    for (const auto& in : node->inputs())
+      if (!inside.count(in.get()) && written.count(view_base(in.get()))) return false;
+  return true;
+}
+
+// The plan with each loop step that reads only sources moved to just before the first step that
+// reads it (legal: it depends on no step). fuse gives such a step the first place, before the
+// reductions whose row step would read it (dy * gamma in a layernorm's backward pass); placed
+// among its readers, it can join their row step, which then computes it from the inputs instead
+// of reading a materialised copy.
+Plan with_source_loops_late(const Plan& plan) {
+  std::unordered_set<const Node*> written;
+  for (const auto& step : plan.steps)
+    for (const auto& out : step.outputs) written.insert(out.get());
+  Plan ordered;
+  ordered.graph = plan.graph;
+  std::vector<const Step*> held;
+  for (const auto& step : plan.steps) {
+    if (step.kind == Step::Kind::loop && reads_sources_only(step, written)) {
+      held.push_back(&step);
+      continue;
+    }
+    std::unordered_set<const Node*> read;
+    for (const auto& node : step.nodes)
+      for (const auto& in : node->inputs()) read.insert(view_base(in.get()));
+    for (auto it = held.begin(); it != held.end();) {
+      const bool needed = std::any_of((*it)->outputs.begin(), (*it)->outputs.end(),
+                                      [&](const NodePtr& out) { return read.count(out.get()) != 0; });
+      if (!needed) {
+        ++it;
+        continue;
+      }
+      ordered.steps.push_back(**it);
+      it = held.erase(it);
+    }
+    ordered.steps.push_back(step);
+  }
+  for (const Step* step : held) ordered.steps.push_back(*step);
+  return ordered;
+}
+
 class RowFuser {
  public:
-  explicit RowFuser(const Plan& plan) : plan_(plan) {
-    for (const auto& node : topological_order(plan.graph))
+  explicit RowFuser(const Plan& plan) : plan_(with_source_loops_late(plan)) {
+    for (const auto& node : topological_order(plan_.graph))
       for (const auto& in : node->inputs()) users_[in.get()].push_back(node.get());
-    for (const auto& out : plan.graph.outputs) graph_outputs_.insert(out.get());
+    for (const auto& out : plan_.graph.outputs) graph_outputs_.insert(out.get());
+    for (const auto& step : plan_.steps)
+      for (const auto& out : step.outputs) written_anywhere_.insert(out.get());
   }
 
   Plan run() {
@@ -47,8 +96,12 @@ class RowFuser {
     for (std::size_t s = 0; s < plan_.steps.size();) {
       const Run run = run_from(s);
       if (run.members.size() >= 2) {
-        for (std::size_t moved : run.moved) fused.steps.push_back(plan_.steps[moved]);
+        // Steps after the last member are left where they are, for the scan that goes on there.
+        for (std::size_t moved : run.moved)
+          if (moved < run.members.back()) fused.steps.push_back(plan_.steps[moved]);
         fused.steps.push_back(row_step(run.members));
+        for (std::size_t deferred : run.deferred)
+          if (deferred < run.members.back()) fused.steps.push_back(plan_.steps[deferred]);
         s = run.members.back() + 1;
       } else {
         fused.steps.push_back(plan_.steps[s++]);
@@ -58,11 +111,13 @@ class RowFuser {
   }
 
  private:
-  // The steps of a row step, and the steps between them that read nothing the run writes: those
-  // run before the row step instead.
+  // The steps of a row step; the steps between them that read nothing the run writes, which run
+  // before the row step instead; and those that read the run without joining it (a column sum of
+  // a backward pass's values, say), which run after it, in order.
   struct Run {
     std::vector<std::size_t> members;
     std::vector<std::size_t> moved;
+    std::vector<std::size_t> deferred;
   };
 
   Run run_from(std::size_t first) {
@@ -72,33 +127,58 @@ class RowFuser {
     if (!rows) return run;
     rows_ = *rows;
     written_.clear();
-    note_writes(plan_.steps[first]);
+    deferred_writes_.clear();
+    note_writes(plan_.steps[first], written_);
     std::vector<std::size_t> pending;
     for (std::size_t s = first + 1; s < plan_.steps.size(); ++s) {
-      if (joins(plan_.steps[s])) {
+      const Step& step = plan_.steps[s];
+      // A step that reads a deferred one must follow it, after the row step.
+      const bool after_deferred = reads(step, deferred_writes_);
+      if (!after_deferred && joins(step)) {
         run.moved.insert(run.moved.end(), pending.begin(), pending.end());
         pending.clear();
         run.members.push_back(s);
-        note_writes(plan_.steps[s]);
-      } else if (reads_the_run(plan_.steps[s])) {
-        break;
+        note_writes(step, written_);
+      } else if (after_deferred || reads(step, written_)) {
+        run.deferred.push_back(s);
+        note_writes(step, deferred_writes_);
       } else {
         pending.push_back(s);
       }
     }
+    drop_unread_source_loops(run);
     return run;
   }
 
-  bool reads_the_run(const Step& step) const {
+  // A loop step that reads only sources joins a run on trial (joins); it stays only when a later
+  // member reads it, else it runs before the row step, as any step that reads nothing of the run.
+  void drop_unread_source_loops(Run& run) {
+    for (std::size_t m = run.members.size(); m-- > 1;) {
+      const Step& step = plan_.steps[run.members[m]];
+      if (step.kind != Step::Kind::loop || !reads_sources_only(step, written_anywhere_)) continue;
+      std::unordered_set<const Node*> outputs;
+      note_writes(step, outputs);
+      bool read_later = false;
+      for (std::size_t later = m + 1; later < run.members.size() && !read_later; ++later)
+        read_later = reads(plan_.steps[run.members[later]], outputs);
+      if (read_later) continue;
+      run.moved.push_back(run.members[m]);
+      run.members.erase(run.members.begin() + static_cast<std::ptrdiff_t>(m));
+    }
+    std::sort(run.moved.begin(), run.moved.end());
+  }
+
+  static bool reads(const Step& step, const std::unordered_set<const Node*>& values) {
+    if (values.empty()) return false;
     for (const auto& node : step.nodes)
       for (const auto& in : node->inputs()) {
-        if (written_.count(view_base(in.get()))) return true;
+        if (values.count(view_base(in.get()))) return true;
       }
     return false;
   }
 
-  void note_writes(const Step& step) {
-    for (const auto& out : step.outputs) written_.insert(out.get());
+  static void note_writes(const Step& step, std::unordered_set<const Node*>& values) {
+    for (const auto& out : step.outputs) values.insert(out.get());
   }
 
   bool joins(const Step& step) {
@@ -109,6 +189,8 @@ class RowFuser {
     } else if (step.kind != Step::Kind::loop || step.nodes.front()->shape() != rows_.domain) {
       return false;
     }
+    // A loop over the rows that reads only sources joins on trial (drop_unread_source_loops).
+    if (step.kind == Step::Kind::loop && reads_sources_only(step, written_anywhere_)) return true;
     std::unordered_set<const Node*> inside;
     for (const auto& node : step.nodes) inside.insert(node.get());
     bool connected = false;
@@ -174,11 +256,13 @@ class RowFuser {
     return step;
   }
 
-  const Plan& plan_;
+  const Plan plan_;  // with_source_loops_late of the pass's input
   std::unordered_map<const Node*, std::vector<const Node*>> users_;
+  std::unordered_set<const Node*> written_anywhere_;  // by any step of the plan
   std::unordered_set<const Node*> graph_outputs_;
   Rows rows_;
-  std::unordered_set<const Node*> written_;
+  std::unordered_set<const Node*> written_;          // by the run's members
+  std::unordered_set<const Node*> deferred_writes_;  // by steps that must run after the row step
 };
 
 }  // namespace

@@ -7,12 +7,16 @@
 //   - the first is a `reduce` step reducing the trailing axes [r, rank) of its input's shape D
 //     (the rows: one per index of the leading axes);
 //   - every later one is a `reduce` step over the same D and axes or a `loop` step over D, and
-//     reads something an earlier one of the run wrote;
+//     reads something an earlier one of the run wrote, or is a `loop` step over D that reads only
+//     the plan's sources and that a later one reads (such a step is first moved to just before
+//     its first reader: it depends on no step);
 //   - a value of the run over D is read by a later part directly (element i by element i), and a
 //     per-row value (a reduction's result or its consumers') only through views that give row k
 //     its own value at every element of row k (an expand back over the row axes);
-//   - the steps between two of the run that do not join it read nothing the run writes: they
-//     move, in order, to before the row step;
+//   - the steps between two of the run that do not join it either read nothing the run writes,
+//     and move, in order, to before the row step, or read what the run (or such a step) writes,
+//     and move, in order, to after it (a column sum of a backward pass's values between its row
+//     parts);
 // is one `row` step whose `parts` are those steps, in order. The runtime runs all parts on a row
 // (a chunk of rows) before the next. Its outputs are the parts' outputs that someone outside the
 // run reads (or graph outputs), plus every per-row value (small); values over D read only inside

@@ -80,7 +80,8 @@ Tensor softmax(const Tensor& x, std::int64_t axis) {
   const int ax = checked_softmax_axis("softmax", x, axis);
   Tensor v = floating(x);
   if (x.shape()[ax] == 0) return v;
-  Tensor shifted = v - v.max({axis}, true);
+  // The shift only keeps exp in range; detached, its gradient (which cancels) is not built.
+  Tensor shifted = v - v.max({axis}, true).detach();
   Tensor e = exp(shifted);
   return e / e.sum({axis}, true);
 }
@@ -89,7 +90,7 @@ Tensor log_softmax(const Tensor& x, std::int64_t axis) {
   const int ax = checked_softmax_axis("log_softmax", x, axis);
   Tensor v = floating(x);
   if (x.shape()[ax] == 0) return v;
-  Tensor shifted = v - v.max({axis}, true);
+  Tensor shifted = v - v.max({axis}, true).detach();
   return shifted - log(exp(shifted).sum({axis}, true));
 }
 

@@ -211,6 +211,8 @@ Tensor Tensor::contiguous() const {
 
 Tensor Tensor::copy() const { return wrap(ir::make_unary(ir::Op::copy, node_of(*this, "copy"))); }
 
+Tensor Tensor::detach() const { return wrap(ir::make_unary(ir::Op::detach, node_of(*this, "detach"))); }
+
 // ---- reductions ----
 namespace {
 

@@ -1,11 +1,17 @@
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
+
+#include <csignal>
 
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
 #include <vector>
 
 #include <tensorjit/codegen/jit.hpp>
@@ -45,6 +51,40 @@ int run_child_case(const std::filesystem::path& directory, const std::string& na
                               log.string() + "' 2>&1";
   const int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Starts `count` children at once, each running test case `name` as run_child_case does, with
+// TENSORJIT_TEST_CHILD_INDEX set to its number; waits for all and returns their exit codes.
+std::vector<int> run_child_cases_at_once(const std::filesystem::path& directory, const std::string& name,
+                                         const std::filesystem::path& logs, int count) {
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  const std::string test_case = "--test-case=" + name;
+  std::vector<pid_t> children;
+  for (int i = 0; i < count; ++i) {
+    ::setenv("TENSORJIT_TEST_CHILD_CACHE_DIR", directory.c_str(), 1);
+    ::setenv("TENSORJIT_TEST_CHILD_INDEX", std::to_string(i).c_str(), 1);
+    const std::string log = (logs / ("child" + std::to_string(i) + ".log")).string();
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    char* argv[] = {const_cast<char*>(self.c_str()), const_cast<char*>("--no-skip"),
+                    const_cast<char*>(test_case.c_str()), nullptr};
+    pid_t pid = 0;
+    const int failed = ::posix_spawn(&pid, self.c_str(), &actions, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    REQUIRE(failed == 0);
+    children.push_back(pid);
+  }
+  ::unsetenv("TENSORJIT_TEST_CHILD_CACHE_DIR");
+  ::unsetenv("TENSORJIT_TEST_CHILD_INDEX");
+  std::vector<int> codes;
+  for (pid_t pid : children) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    codes.push_back(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  }
+  return codes;
 }
 
 // Compiles (or loads) the kernel for `key` in a fresh Jit over `directory`; returns its stats.
@@ -230,4 +270,71 @@ TEST_CASE("a cached kernel that a process died running is removed and compiled a
   CHECK(correct);
   CHECK(stats.disk_quarantined == 0);
   CHECK(stats.disk_hits == 1);
+}
+
+// The child half of the test below: compiles or loads a handful of kernels, in an order of its
+// own, while other processes do the same over the same folder.
+TEST_CASE("child: processes that share a cache folder at once" * doctest::skip()) {
+  const char* directory = std::getenv("TENSORJIT_TEST_CHILD_CACHE_DIR");
+  const char* index = std::getenv("TENSORJIT_TEST_CHILD_INDEX");
+  REQUIRE(directory != nullptr);
+  REQUIRE(index != nullptr);
+  constexpr int kKeys = 6;
+  const int first = std::atoi(index);
+  for (int round = 0; round < 2; ++round)
+    for (int k = 0; k < kKeys; ++k) {
+      bool correct = false;
+      fresh_jit_run(directory, "disk/shared/" + std::to_string((first + k) % kKeys), &correct);
+      CHECK(correct);
+    }
+}
+
+TEST_CASE("processes that compile, write and load one cache folder at once agree and leave it whole") {
+  ScratchDirectory directory("disk-cache-shared");
+  ScratchDirectory logs("disk-cache-shared-log");
+  const auto codes = run_child_cases_at_once(directory.path(), "child: processes that share*", logs.path(), 3);
+  for (std::size_t i = 0; i < codes.size(); ++i) {
+    INFO(read_text(logs.path() / ("child" + std::to_string(i) + ".log")));
+    CHECK(codes[i] == 0);
+  }
+  CHECK(cache_files(directory.path()).size() == 6);  // one file a kernel, no temporary left
+  CHECK(journals(directory.path()).empty());
+  for (int k = 0; k < 6; ++k) {  // every file the race left is whole: the next process loads it
+    bool correct = false;
+    auto stats = fresh_jit_run(directory.path(), "disk/shared/" + std::to_string(k), &correct);
+    CHECK(correct);
+    CHECK(stats.disk_hits == 1);
+    CHECK(stats.compiles == 0);
+  }
+}
+
+// The child half of the test below: a process that may write no file larger than 1 KiB, as on a
+// full disk (the write fails with EFBIG instead of ENOSPC, through the same path).
+TEST_CASE("child: a process whose writes fail as on a full disk" * doctest::skip()) {
+  const char* directory = std::getenv("TENSORJIT_TEST_CHILD_CACHE_DIR");
+  REQUIRE(directory != nullptr);
+  std::signal(SIGXFSZ, SIG_IGN);
+  const rlimit limit{1024, 1024};
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &limit) == 0);
+  bool correct = false;
+  auto stats = fresh_jit_run(directory, "disk/full", &correct);
+  CHECK(correct);
+  CHECK(stats.compiles == 1);
+  CHECK(stats.disk_writes == 0);
+}
+
+TEST_CASE("a cache folder that cannot take the file still compiles, and keeps no partial file") {
+  ScratchDirectory directory("disk-cache-full");
+  ScratchDirectory logs("disk-cache-full-log");
+  const auto output = logs.path() / "child.log";
+  const int status = run_child_case(directory.path(), "child: a process whose writes fail*", output);
+  const std::string log = read_text(output);
+  INFO(log);
+  CHECK(status == 0);
+  CHECK(log.find("test cases: 1 | 1 passed") != std::string::npos);
+  CHECK(cache_files(directory.path()).empty());
+  bool correct = false;  // the next process, with room, compiles and writes it
+  auto stats = fresh_jit_run(directory.path(), "disk/full", &correct);
+  CHECK(correct);
+  CHECK(stats.disk_writes == 1);
 }

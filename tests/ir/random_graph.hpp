@@ -48,6 +48,9 @@ struct RandomGraphOptions {
   // Ops never picked at random (say, ops a backend does not lower yet). The casts and expands the
   // builder inserts to fit operands to an op still appear.
   std::vector<ir::Op> excluded_ops;
+  // Elementwise ops drawn for most elementwise nodes (60%), so that a graph is dense in a few ops
+  // and their edge cases (swarm testing: a fuzzer finds more when each run leaves most features out).
+  std::vector<ir::Op> favoured_ops;
 };
 
 // ---- random values ----
@@ -360,7 +363,9 @@ class RandomGraphBuilder {
     static const std::vector<ir::Op> kArithmetic = {ir::Op::add, ir::Op::sub, ir::Op::mul,
                                                     ir::Op::div, ir::Op::neg, ir::Op::maximum,
                                                     ir::Op::abs, ir::Op::where};
-    ir::Op op = chance(0.4) ? pick(kArithmetic) : pick(ops);
+    ir::Op op = !options_.favoured_ops.empty() && chance(0.6) ? pick(options_.favoured_ops)
+                : chance(0.4)                                      ? pick(kArithmetic)
+                                                                   : pick(ops);
     if (excluded(op)) return;
     auto allowed = allowed_dtypes(ir::info(op).operands);
     if (allowed.empty()) return;

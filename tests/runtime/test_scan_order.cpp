@@ -12,6 +12,7 @@
 
 #include "file_test_support.hpp"
 #include "jit_oracle.hpp"
+#include "peer_python.hpp"
 #include <tensorjit/ir/pipeline.hpp>
 #include "runtime/src/executor.hpp"
 #include "runtime/src/tensor_impl.hpp"
@@ -120,11 +121,8 @@ TEST_SUITE("runtime") {
   }
 
   TEST_CASE("scan and order: NumPy's cumsum, sort and argsort, PyTorch's sort and topk give our results") {
-    const std::string python = TENSORJIT_PEER_PYTHON;
-    std::error_code missing;
-    if (!std::filesystem::exists(python, missing) ||
-        std::system((python + " -c 'import numpy, torch' >/dev/null 2>&1").c_str()) != 0) {
-      MESSAGE("SKIPPED: " << python << " cannot import numpy and torch, so the peer checks did not run");
+    if (!peer_python::imports("numpy, torch")) {
+      MESSAGE("SKIPPED: " << peer_python::path() << " cannot import numpy and torch, so the peer checks did not run");
       return;
     }
     file_test::TempFolder folder;
@@ -151,8 +149,7 @@ for axis in (0, 1):
     np.save(f'topk_values{axis}.npy', values.numpy())
     np.save(f'topk_indices{axis}.npy', indices.numpy())
 )");
-    const std::string command = "cd '" + folder.path() + "' && " + python + " peers.py > log.txt 2>&1";
-    const int status = std::system(command.c_str());
+    const int status = peer_python::run(folder.path(), "peers.py");
     INFO("python said:\n" << file_test::read_bytes(folder / "log.txt"));
     REQUIRE(status == 0);
     auto same = [&](const std::string& file, const tj::Tensor& ours) {

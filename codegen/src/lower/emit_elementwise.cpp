@@ -130,6 +130,7 @@ llvm::Value* ElementwiseEmitter::emit_unary(Op op, DType dtype, llvm::Value* x) 
   auto one = [&] { return float_constant(dtype, 1.0); };
   switch (op) {
     case Op::copy: return x;
+    case Op::detach: return x;
     case Op::neg: return floating ? b.CreateFNeg(x) : b.CreateSub(integer_constant(dtype, 0), x);
     case Op::abs:
       if (floating) return b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);

@@ -94,6 +94,9 @@ class Tensor {
   Tensor unsqueeze(std::int64_t axis) const;
   Tensor contiguous() const;  // this tensor when already contiguous, else a copy
   Tensor copy() const;        // always a new buffer
+  // The same values, through which tj::grad sends no gradient (PyTorch's detach, JAX's
+  // stop_gradient). Costs nothing: the plan drops it.
+  Tensor detach() const;
 
   // ---- reductions (axes may be negative; empty axes means all) ----
   Tensor sum(Reduction mode = Reduction::strict) const;

@@ -38,7 +38,7 @@ inline constexpr std::array kOpTable = {
 inline constexpr int kOpCount = static_cast<int>(kOpTable.size());
 // Adding an op means adding it to ops.def and to every switch the compiler then flags; this pins the
 // count so that a table indexed by Op elsewhere cannot silently fall out of step.
-static_assert(kOpCount == 68, "ops.def changed: update the tables indexed by Op and this count");
+static_assert(kOpCount == 69, "ops.def changed: update the tables indexed by Op and this count");
 
 constexpr const OpInfo& info(Op op) { return kOpTable[static_cast<int>(op)]; }
 constexpr std::string_view op_name(Op op) { return info(op).name; }

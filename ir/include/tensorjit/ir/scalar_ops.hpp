@@ -113,6 +113,10 @@ template <Op op> struct ScalarOp;
 template <> struct ScalarOp<Op::copy> {
   template <typename T> static T apply(T x) { return x; }
 };
+// detach: the value itself; it only stops gradients (ir/src/vjp_table.cpp).
+template <> struct ScalarOp<Op::detach> {
+  template <typename T> static T apply(T x) { return x; }
+};
 
 // cast to To (the node's dtype):
 //   - to bool: x != 0, so NaN -> true and -0.0 -> false;

@@ -1,0 +1,22 @@
+# Runs PROGRAM (examples/train_digits) for 3 epochs on DATA at 1 and 2 threads and at each
+# VECTOR_BITS; its last line (test accuracy, final loss and the loss's bits) must be the same.
+if(NOT EXISTS "${DATA}")
+  message("SKIPPED: ${DATA} is absent (bash scripts/fetch_digits.sh fetches it)")
+  return()
+endif()
+set(expected "")
+foreach(setting TENSORJIT_THREADS=1 TENSORJIT_THREADS=2 VECTOR_BITS=128 VECTOR_BITS=256 VECTOR_BITS=512)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env ${setting} ${PROGRAM} ${DATA} 3
+    OUTPUT_VARIABLE output ERROR_VARIABLE errors RESULT_VARIABLE status)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "train_digits with ${setting} failed (${status}):\n${output}${errors}")
+  endif()
+  string(STRIP "${output}" output)
+  string(REGEX MATCH "[^\n]*$" last "${output}")
+  message("${setting}: ${last}")
+  if(expected STREQUAL "")
+    set(expected "${last}")
+  elseif(NOT last STREQUAL expected)
+    message(FATAL_ERROR "train_digits with ${setting} ended with\n  ${last}\nnot\n  ${expected}")
+  endif()
+endforeach()
