@@ -55,7 +55,7 @@ case "$what" in
     configure build-sanitize -DTENSORJIT_SANITIZE=ON -DTENSORJIT_BUILD_BENCH=OFF
     ninja -C build-sanitize -j "$jobs" --quiet tests_ir tests_kernels tests_runtime tests_errors tests_fuzz
     echo "== tests: Release with assertions"
-    ctest --test-dir build --output-on-failure -j "$jobs" -LE exhaustive
+    ctest --test-dir build --output-on-failure -j "$jobs" -LE 'exhaustive|long'
     echo "== tests: AddressSanitizer + UndefinedBehaviorSanitizer"
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
       ctest --test-dir build-sanitize --output-on-failure -j "$jobs" -L sanitize

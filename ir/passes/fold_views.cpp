@@ -32,7 +32,8 @@ class ViewFolder {
       result = push(*node, fold(node->input(0)));
     } else {
       std::vector<NodePtr> inputs;
-      for (const auto& in : node->inputs()) inputs.push_back(fold(in));
+      for (const auto& in : node->inputs())
+        inputs.push_back(node->op() == Op::matmul ? fold_product_operand(in) : fold(in));
       result = node->with_inputs(std::move(inputs));
     }
     folded_.emplace(node.get(), result);
@@ -40,6 +41,29 @@ class ViewFolder {
   }
 
  private:
+  // A matmul reads its operands from memory through their strides, so an elementwise operand is
+  // written out anyway. Seen through reshapes, permutes and expands that keep every element
+  // (attention's head split [B, T, H] -> [B, N, T, D], a transposed key, a broadcast batch), it is
+  // written in its own shape, where a product epilogue can compute it (q = x @ Wq + b), and the
+  // matmul reads it through the views. Pushed down instead, the views would make it a separate
+  // loop that writes a permuted copy, and the product that produced it would lose its epilogue.
+  // A slice stays pushed down: it would write elements that nothing reads.
+  NodePtr fold_product_operand(const NodePtr& operand) {
+    std::vector<const Node*> views;
+    NodePtr base = operand;
+    while (base->op() == Op::reshape || base->op() == Op::permute || base->op() == Op::expand) {
+      views.push_back(base.get());
+      base = base->input(0);
+    }
+    if (views.empty() || !is_elementwise(base->op()) || base->op() == Op::copy) return fold(operand);
+    std::optional<Layout> layout = Layout::contiguous(base->shape());
+    for (auto view = views.rbegin(); view != views.rend() && layout; ++view) layout = apply_view(*layout, **view);
+    if (!layout) return fold(operand);
+    NodePtr result = fold(base);
+    for (auto view = views.rbegin(); view != views.rend(); ++view) result = reapply(**view, std::move(result));
+    return result;
+  }
+
   NodePtr push_uncached(const Node& view, const NodePtr& node) {
     if (is_elementwise(node->op()) && node->op() != Op::copy) {
       std::vector<NodePtr> inputs;

@@ -7,10 +7,11 @@
 //       of the view's shape, and view chains over an `input` or an `iota` became one input or iota
 //       with the composed layout (`apply_view`; an iota's value is computed from the element
 //       offset its layout gives, IotaAttr). A view is left only over a node that is materialised
-//       anyway (a reduction, a matmul, copy); a reshape that strides cannot express over an input
-//       or an iota is left over a `copy` of it. So no movement op sits between two elementwise ops,
-//       and every elementwise op's operands are elementwise ops, inputs, constants or views of
-//       materialised nodes.
+//       anyway (a reduction, a matmul, copy, or an elementwise value that a matmul reads through
+//       reshapes, permutes and expands: written in its own shape, read through the views); a
+//       reshape that strides cannot express over an input or an iota is left over a `copy` of it.
+//       So no movement op sits between two elementwise ops, and every elementwise op's operands
+//       are elementwise ops, inputs, constants or views of materialised nodes.
 //
 // Pushing a view down recomputes the ops below it once per element of the view: an expand of an
 // elementwise result repeats that work along the expanded axes, which costs less than storing and

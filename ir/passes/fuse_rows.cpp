@@ -86,8 +86,6 @@ class RowFuser {
     for (const auto& node : topological_order(plan_.graph))
       for (const auto& in : node->inputs()) users_[in.get()].push_back(node.get());
     for (const auto& out : plan_.graph.outputs) graph_outputs_.insert(out.get());
-    for (const auto& step : plan_.steps)
-      for (const auto& out : step.outputs) written_anywhere_.insert(out.get());
   }
 
   Plan run() {
@@ -127,6 +125,7 @@ class RowFuser {
     if (!rows) return run;
     rows_ = *rows;
     written_.clear();
+    on_trial_.clear();
     deferred_writes_.clear();
     note_writes(plan_.steps[first], written_);
     std::vector<std::size_t> pending;
@@ -146,16 +145,16 @@ class RowFuser {
         pending.push_back(s);
       }
     }
-    drop_unread_source_loops(run);
+    drop_unread_trials(run);
     return run;
   }
 
-  // A loop step that reads only sources joins a run on trial (joins); it stays only when a later
-  // member reads it, else it runs before the row step, as any step that reads nothing of the run.
-  void drop_unread_source_loops(Run& run) {
+  // A step that joined a run on trial (joins) stays only when a later member reads it; else it
+  // runs before the row step, as any step that reads nothing of the run.
+  void drop_unread_trials(Run& run) {
     for (std::size_t m = run.members.size(); m-- > 1;) {
       const Step& step = plan_.steps[run.members[m]];
-      if (step.kind != Step::Kind::loop || !reads_sources_only(step, written_anywhere_)) continue;
+      if (!on_trial_.count(&step)) continue;
       std::unordered_set<const Node*> outputs;
       note_writes(step, outputs);
       bool read_later = false;
@@ -189,8 +188,6 @@ class RowFuser {
     } else if (step.kind != Step::Kind::loop || step.nodes.front()->shape() != rows_.domain) {
       return false;
     }
-    // A loop over the rows that reads only sources joins on trial (drop_unread_source_loops).
-    if (step.kind == Step::Kind::loop && reads_sources_only(step, written_anywhere_)) return true;
     std::unordered_set<const Node*> inside;
     for (const auto& node : step.nodes) inside.insert(node.get());
     bool connected = false;
@@ -202,7 +199,11 @@ class RowFuser {
         connected = true;
         if (!row_local_read(*in, *base)) return false;
       }
-    return connected;
+    // A step over the rows that reads nothing of the run joins on trial: it stays when a later
+    // member reads it (drop_unread_trials), so that a backward pass's one-hot, or a forward
+    // reduction a later part needs, is computed in the row kernel instead of materialised.
+    if (!connected) on_trial_.insert(&step);
+    return true;
   }
 
   // Whether reading `read` (a view chain over `base`, or base itself) at element i of a row of the
@@ -258,11 +259,11 @@ class RowFuser {
 
   const Plan plan_;  // with_source_loops_late of the pass's input
   std::unordered_map<const Node*, std::vector<const Node*>> users_;
-  std::unordered_set<const Node*> written_anywhere_;  // by any step of the plan
   std::unordered_set<const Node*> graph_outputs_;
   Rows rows_;
   std::unordered_set<const Node*> written_;          // by the run's members
   std::unordered_set<const Node*> deferred_writes_;  // by steps that must run after the row step
+  std::unordered_set<const Step*> on_trial_;         // members that read nothing of the run
 };
 
 }  // namespace

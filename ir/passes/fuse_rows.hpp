@@ -7,8 +7,8 @@
 //   - the first is a `reduce` step reducing the trailing axes [r, rank) of its input's shape D
 //     (the rows: one per index of the leading axes);
 //   - every later one is a `reduce` step over the same D and axes or a `loop` step over D, and
-//     reads something an earlier one of the run wrote, or is a `loop` step over D that reads only
-//     the plan's sources and that a later one reads (such a step is first moved to just before
+//     reads something an earlier one of the run wrote, or reads nothing of the run and is read by
+//     a later one (a loop step that reads only the plan's sources is first moved to just before
 //     its first reader: it depends on no step);
 //   - a value of the run over D is read by a later part directly (element i by element i), and a
 //     per-row value (a reduction's result or its consumers') only through views that give row k

@@ -428,6 +428,7 @@ Node::Node(MakeKey, Op op, DType dtype, Shape shape, std::vector<NodePtr> inputs
   for (const auto& in : inputs_) {
     hash_combine(seed, in->hash());
     in->consumers_.fetch_add(1, std::memory_order_relaxed);
+    in->pending_consumers_.fetch_add(1, std::memory_order_relaxed);
   }
   hash_ = seed;
 }
@@ -453,7 +454,30 @@ bool is_uniform(const Node& node) {
 
 void Node::set_realized(Value value) const {
   realized_.store(std::make_shared<const Value>(std::move(value)));
-  has_realized_.store(true, std::memory_order_release);
+  if (has_realized_.exchange(true, std::memory_order_acq_rel)) return;
+  // The first time only: from now on walks stop here, so the inputs lose a pending reader.
+  for (const auto& in : inputs_) in->consumer_realized_or_gone();
+  release_if_shadowed();
+}
+
+void Node::remove_holder() const {
+  if (holders_.fetch_sub(1, std::memory_order_acq_rel) == 1) release_if_shadowed();
+}
+
+void Node::consumer_realized_or_gone() const {
+  if (pending_consumers_.fetch_sub(1, std::memory_order_acq_rel) == 1) release_if_shadowed();
+}
+
+void Node::release_if_shadowed() const {
+  if (!is_realized() || holders_.load(std::memory_order_acquire) > 0 ||
+      pending_consumers_.load(std::memory_order_acquire) > 0)
+    return;
+  // An eval that already walked here holds the value through the input node it made of it; one
+  // that reads realized() after this finds none and computes the node from its inputs.
+  bool realized = true;
+  if (!has_realized_.compare_exchange_strong(realized, false, std::memory_order_acq_rel)) return;
+  for (const auto& in : inputs_) in->pending_consumers_.fetch_add(1, std::memory_order_relaxed);
+  realized_.store(nullptr);
 }
 
 bool attrs_equal(const Attrs& a, const Attrs& b) {

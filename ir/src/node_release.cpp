@@ -12,8 +12,10 @@ namespace tensorjit::ir {
 Node::~Node() {
   thread_local std::vector<NodePtr> pending;
   thread_local bool draining = false;
+  const bool was_pending = !is_realized();
   for (auto& input : inputs_) {
     input->consumers_.fetch_sub(1, std::memory_order_relaxed);
+    if (was_pending) input->consumer_realized_or_gone();
     pending.push_back(std::move(input));
   }
   if (draining) return;

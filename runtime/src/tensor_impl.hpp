@@ -3,6 +3,7 @@
 #pragma once
 
 #include <mutex>
+#include <utility>
 
 #include <tensorjit/ir/node.hpp>
 #include <tensorjit/tensor.hpp>
@@ -10,7 +11,12 @@
 namespace tensorjit::detail {
 
 struct TensorImpl {
-  explicit TensorImpl(ir::NodePtr node) : shape(node->shape()), dtype(node->dtype()), node_(std::move(node)) {}
+  explicit TensorImpl(ir::NodePtr node) : shape(node->shape()), dtype(node->dtype()), node_(std::move(node)) {
+    node_->add_holder();
+  }
+  ~TensorImpl() { node_->remove_holder(); }
+  TensorImpl(const TensorImpl&) = delete;
+  TensorImpl& operator=(const TensorImpl&) = delete;
 
   // Fixed for the handle's life: an eval changes the node, never the shape or dtype.
   const Shape shape;
@@ -21,8 +27,13 @@ struct TensorImpl {
     return node_;
   }
   void replace(ir::NodePtr node) {
-    std::lock_guard lock(mutex_);
-    node_ = std::move(node);
+    node->add_holder();
+    ir::NodePtr old;
+    {
+      std::lock_guard lock(mutex_);
+      old = std::exchange(node_, std::move(node));
+    }
+    old->remove_holder();
   }
 
  private:

@@ -143,6 +143,11 @@ class Node : public std::enable_shared_from_this<Node> {
   // pending (a gradient built before its loss is evaluated) will need, and the eval keeps it.
   // Tensor handles do not count: a named temporary still fuses.
   std::int64_t consumer_count() const { return consumers_.load(std::memory_order_relaxed); }
+  // References from outside every graph that can start an eval at this node (a Tensor handle
+  // pointing at it). With consumers not yet realized, they say whether the realized value can be
+  // read again: see release_if_shadowed.
+  void add_holder() const { holders_.fetch_add(1, std::memory_order_relaxed); }
+  void remove_holder() const;
 
   Node(MakeKey, Op op, DType dtype, Shape shape, std::vector<NodePtr> inputs, Attrs attrs);
   // Releases the inputs without recursion (node_release.cpp): dropping the last reference to a
@@ -161,6 +166,18 @@ class Node : public std::enable_shared_from_this<Node> {
   mutable std::atomic<bool> has_realized_{false};
   mutable std::atomic<bool> computed_{false};
   mutable std::atomic<std::int64_t> consumers_{0};
+  // Operand slots of living nodes not yet realized that hold this node: the lazy work that may
+  // still walk to it.
+  mutable std::atomic<std::int64_t> pending_consumers_{0};
+  mutable std::atomic<std::int64_t> holders_{0};
+  // Drops the realized value once nothing can read it again without a new graph built over this
+  // very node: no holder, and every consumer realized (walks stop there) or gone. A lazy loop
+  // that reads only its loss otherwise kept every step's value alive through the chain of its
+  // history (1.4 MB a step for W17). The node stays computed: an eval that reaches it again (a
+  // gradient built later over it) computes and keeps it again, as for any value computed once;
+  // until then walks pass through it again, so its inputs count it as pending once more.
+  void release_if_shadowed() const;
+  void consumer_realized_or_gone() const;
 };
 
 // Structural equality of two subgraphs (same ops, dtypes, shapes, attributes, input ids; float

@@ -1,0 +1,229 @@
+"""Checks what oracle_driver wrote against NumPy and PyTorch (peer_ops.py's rows).
+
+  python check.py DIR             every DIR/<seed>.txt with its .npz (or .error)
+  python check.py PROGRAM OUT.npz  one program
+
+Prints one JSON object a failure a line, and exits 1 when there was any. Each statement is
+checked on tensorjit's own operand values (the v_ arrays), so every op meets its own bound; each
+`out` evaluated fused must equal the same statement evaluated on its own, bit for bit
+(docs/contracts.md, contracts 3 and 4).
+"""
+import json
+import math
+import os
+import sys
+import warnings
+
+import numpy as np
+
+from peer_ops import OPS, LONG, floating
+
+warnings.filterwarnings('ignore')
+
+
+def parse_program(text):
+    statements, outputs = [], []
+    for line in text.splitlines():
+        words = line.split()
+        if not words or words[0].startswith('#'):
+            continue
+        if words[0] == 'out':
+            outputs.append(words[1])
+            continue
+        name, op, rest = words[0], words[2], words[3:]
+        operands = [w for w in rest if '=' not in w]
+        attrs = dict(w.split('=', 1) for w in rest if '=' in w)
+        statements.append((name, op, operands, attrs))
+    return statements, outputs
+
+
+def unit_roundoff(dtype):
+    return 2.0 ** -24 if dtype == np.float32 else 2.0 ** -53
+
+
+def gamma(n, u):
+    return n * u / (1 - n * u) if n * u < 1 else math.inf
+
+
+def same_bits(a, b):
+    """Bit equality, any NaN equal to any NaN (the sign of a NaN is not part of the contract)."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return np.zeros(np.broadcast_shapes(a.shape, b.shape) if a.shape == b.shape else (1,), dtype=bool)
+    if a.dtype.kind == 'f':
+        both_nan = np.isnan(a) & np.isnan(b)
+        view = np.int32 if a.dtype == np.float32 else np.int64
+        return both_nan | (a.view(view) == b.view(view))
+    return a == b
+
+
+def spacing(values, dtype):
+    """One ulp of each value in dtype; the subnormal spacing at zero."""
+    v = np.abs(np.asarray(values, dtype=np.float64 if dtype == np.float32 else LONG)).astype(dtype)
+    return np.spacing(np.where(np.isinf(v), np.finfo(dtype).max, v)).astype(np.float64 if dtype == np.float32 else LONG)
+
+
+def tolerance(bound, dtype, args, attrs, ref, got):
+    """The largest |got - ref| allowed for each element, by the bound's formula (peer_ops.py)."""
+    wide_type = np.float64 if dtype == np.float32 else LONG
+    u = unit_roundoff(dtype)
+    tiny = float(np.finfo(dtype).smallest_subnormal)
+    x = args[0] if args else None
+    with np.errstate(all='ignore'):
+        huge = float(np.finfo(dtype).max)
+        if bound.kind == 'ulp':
+            return (bound.ulp_f32 if dtype == np.float32 else bound.ulp_f64) * spacing(ref, dtype)
+        if bound.kind in ('sum', 'mean', 'prod'):
+            axes = tuple(range(x.ndim)) if attrs.get('axes', 'all') == 'all' else tuple(sorted({int(a) % x.ndim for a in attrs['axes'].split(',')}))
+            keep = attrs.get('keepdims') == '1'
+            n = int(np.prod([x.shape[a] for a in axes])) if axes else 1
+            magnitude = np.abs(x.astype(wide_type))
+            g = gamma(max(n - 1, 1), u)
+            if bound.kind == 'prod':
+                big = np.prod(np.maximum(magnitude, 1), axis=axes, keepdims=keep)
+                return np.where(big >= huge, np.inf, g * np.abs(ref) + n * tiny * big * 4 + spacing(ref, dtype))
+            # a partial sum beyond the dtype's range may overflow whatever the order: no bound then
+            total = np.sum(magnitude, axis=axes, keepdims=keep)
+            total = np.where(total >= huge, np.inf, total)
+            if bound.kind == 'mean':  # the sum's error divided by n, the division's and the cast's rounding
+                return g * total / max(n, 1) + 2 * spacing(ref, dtype)
+            return g * total + spacing(ref, dtype)
+        if bound.kind == 'mse':  # a - b and its square round (3u relative), then a mean of n squares
+            squares = np.broadcast_arrays(*(v.astype(wide_type) for v in args))
+            squares = (squares[0] - squares[1]) ** 2
+            n = squares.size
+            total = np.sum(squares)
+            return np.inf if total >= huge else (gamma(n, u) + 3 * u) * total / max(n, 1) + 2 * spacing(ref, dtype)
+        if bound.kind == 'matmul':
+            a, b = (np.abs(v.astype(wide_type)) for v in args)
+            k = a.shape[-1]
+            products = np.matmul(a, b)
+            return np.where(products >= huge, np.inf, gamma(k, u) * products + spacing(ref, dtype))
+        n = x.shape[int(attrs.get('axis', -1)) % x.ndim] if x.ndim else 1
+        if bound.kind == 'softmax':  # x - max rounds (exp's condition number |x - max|), exp 1 ulp, the sum gamma(n), one division
+            xs = x.astype(wide_type).reshape(ref.shape)
+            shifted = np.abs(xs - np.max(xs, axis=int(attrs['axis']) % max(x.ndim, 1), keepdims=True)) if x.ndim else 0
+            return ((n + 8) * u + 2 * u * np.where(np.isfinite(shifted), shifted, 0)) * np.abs(ref) + 8 * tiny
+        if bound.kind == 'log_softmax':  # x - max exact; log of the sum within (n + 4) u absolute
+            return (n + 8) * u * (2 * np.abs(ref) + 2)
+        # x's own dtype computes the normalisation; gamma and beta may widen the result after it
+        u = max(u, unit_roundoff(np.float32 if x.dtype != np.float64 else np.float64))
+        xs = x.astype(wide_type)
+        gamma_row = np.abs(args[1].astype(wide_type))
+        if bound.kind == 'rmsnorm':  # no bound when the sum of squares overflows the dtype
+            squares = np.sum(xs * xs, axis=-1, keepdims=True)
+            return np.where(squares >= huge, np.inf, (n + 8) * u * np.abs(ref) + 8 * tiny * (1 + gamma_row))
+        if bound.kind == 'layernorm':  # the centring's error is u*max|x| over the row, scaled by 1/std
+            mean = np.mean(xs, axis=-1, keepdims=True)
+            var = np.mean((xs - mean) ** 2, axis=-1, keepdims=True)
+            spread = np.max(np.abs(xs), axis=-1, keepdims=True) / np.sqrt(var + float(attrs['eps']))
+            xhat = (xs - mean) / np.sqrt(var + float(attrs['eps']))
+            bound = (n + 16) * u * ((np.abs(xhat) + spread) * gamma_row + np.abs(args[2].astype(wide_type))) + spacing(ref, dtype)
+            return np.where(n * var >= huge, np.inf, bound)  # the sum of squares overflows the dtype
+    raise ValueError('no tolerance for bound ' + bound.kind)
+
+
+def recheck_precisely(row, args, got, ok, limit=2000):
+    """The elements outside the cheap bound, against the exact value (row.precise, mpmath) and the
+    documented ulp bound."""
+    import mpmath
+    dtype = got.dtype.type
+    x = np.broadcast_to(args[0].astype(floating(args[0].dtype)), got.shape)
+    documented = row.documented[0 if dtype == np.float32 else 1]
+    for index in list(zip(*np.nonzero(~ok)))[:limit] if got.ndim else ([()] if not ok else []):
+        exact = row.precise(mpmath.mpf(float(x[index])), dtype)
+        one_ulp = float(np.spacing(np.abs(dtype(float(exact))))) if mpmath.isfinite(exact) else 0
+        error = abs(mpmath.mpf(float(got[index])) - exact)
+        ok[index] = bool(error <= documented * one_ulp)
+    return ok
+
+
+def compare(row, args, attrs, got):
+    """None when got is what the row allows, else a message naming the worst element."""
+    expected_dtype = np.dtype(row.dtype(args, attrs))
+    if got.dtype != expected_dtype:
+        return f'dtype {got.dtype} where PyTorch\'s rule (or docs/numpy_differences.md) gives {expected_dtype}'
+    ref = np.asarray(row.value(args, attrs))
+    if got.shape != ref.shape:
+        return f'shape {got.shape} where the peers give {ref.shape}'
+    if got.size == 0:
+        return None
+    if row.bound.kind == 'exact' or got.dtype.kind != 'f':
+        ok = same_bits(got, ref.astype(got.dtype))
+        if row.either_zero and got.dtype.kind == 'f':
+            ok = ok | ((got == 0) & (ref == 0))
+    else:
+        dtype = got.dtype.type
+        wide_ref = ref.astype(np.float64 if dtype == np.float32 else LONG)
+        wide_got = got.astype(wide_ref.dtype)
+        tol = np.broadcast_to(tolerance(row.bound, dtype, args, attrs, wide_ref, wide_got), got.shape)
+        with np.errstate(all='ignore'):
+            finite = np.isfinite(wide_ref) & np.isfinite(wide_got)
+            close = np.abs(wide_got - wide_ref) <= tol
+            # beyond the dtype's range: the peers' wide value overflows to got's infinity
+            overflow = np.isinf(wide_got) & ~np.isinf(wide_ref) & (np.abs(wide_ref) + tol >= np.finfo(dtype).max) & (np.sign(wide_got) == np.sign(wide_ref))
+            special = (np.isnan(wide_ref) & np.isnan(wide_got)) | (np.isinf(wide_ref) & (wide_got == wide_ref))
+        ok = (finite & close) | overflow | special | np.isinf(tol)
+        if row.precise is not None and not ok.all():
+            ok = recheck_precisely(row, args, got, np.array(ok, copy=True).reshape(got.shape))
+    if ok.all():
+        return None
+    bad = np.argwhere(~np.asarray(ok).reshape(got.shape) if got.ndim else ~np.asarray(ok).reshape(1))
+    first = tuple(bad[0]) if got.ndim else ()
+    return (f'{len(bad)} of {got.size} elements outside the bound {row.bound.kind}; first at {list(first)}: '
+            f'got {got[first]!r}, peers {ref[first]!r}')
+
+
+def check_program(program_text, npz_path, label):
+    statements, outputs = parse_program(program_text)
+    failures = []
+    with np.load(npz_path) as data:
+        values = {k: data[k] for k in data.files}
+    for name, op, operands, attrs in statements:
+        if op == 'input':
+            continue
+        if op not in OPS:
+            failures.append({'program': label, 'statement': name, 'op': op, 'message': f'no row for {op} in peer_ops.py'})
+            continue
+        args = [values['v_' + o] for o in operands]
+        try:
+            message = compare(OPS[op], args, attrs, values['v_' + name])
+        except Exception as e:  # a peer refusing what tensorjit accepts is worth reading
+            message = f'the peers raised {type(e).__name__}: {e}'
+        if message:
+            failures.append({'program': label, 'statement': name, 'op': op, 'message': message})
+    for name in outputs:
+        fused, each = values['fused_' + name], values['v_' + name]
+        if not same_bits(fused, each).all():
+            op = next(s[1] for s in statements if s[0] == name)
+            failures.append({'program': label, 'statement': name, 'op': op, 'kind': 'fused',
+                             'message': 'evaluated fused with the other outputs, its bits differ from the statement evaluated on its own'})
+    return failures
+
+
+def main():
+    failures = []
+    if len(sys.argv) == 3:
+        with open(sys.argv[1]) as f:
+            failures = check_program(f.read(), sys.argv[2], sys.argv[1])
+    else:
+        folder = sys.argv[1]
+        for file in sorted(os.listdir(folder)):
+            if not file.endswith('.txt'):
+                continue
+            stem = os.path.join(folder, file[:-4])
+            with open(stem + '.txt') as f:
+                text = f.read()
+            if os.path.exists(stem + '.error'):
+                with open(stem + '.error') as f:
+                    failures.append({'program': stem + '.txt', 'kind': 'error', 'message': f.read().strip()})
+            elif not os.path.exists(stem + '.npz'):
+                failures.append({'program': stem + '.txt', 'kind': 'crash', 'message': 'the driver died running it'})
+            else:
+                failures.extend(check_program(text, stem + '.npz', stem + '.txt'))
+    for failure in failures:
+        print(json.dumps(failure))
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == '__main__':
+    main()

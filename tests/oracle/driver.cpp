@@ -1,0 +1,118 @@
+// oracle_driver: draws the oracle's programs and runs them in tensorjit; tests/oracle/run.py
+// checks what it writes against NumPy and PyTorch (check.py).
+//
+//   oracle_driver ops                          prints the names of the op table, one a line
+//   oracle_driver generate SEED               prints the program of SEED
+//   oracle_driver run PROGRAM.txt OUT.npz      runs a program (the minimizer's edits, say)
+//   oracle_driver batch DIR SEED...            for each seed, DIR/SEED.txt then DIR/SEED.npz
+//
+// OUT.npz holds `v_<name>` for every input and statement, each evaluated as an output of one
+// eval of all of them, and `fused_<name>` for each `out`, from an eval of the outputs alone (as a
+// user would write it, fused). The program text is written before it runs, so a crash leaves a
+// .txt without its .npz that names the seed. Exit codes: 0 ran; 2 an eval threw (the message on
+// stderr, a finding); 3 the program is not one tensorjit accepts (a minimizer's edit that broke it).
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "generate.hpp"
+#include "inputs.hpp"
+#include "oracle_ops.hpp"
+
+namespace {
+
+using namespace oracle;
+
+// Builds every statement over `inputs` (by name); throws tj::Error for a program tensorjit refuses.
+std::map<std::string, tj::Tensor> build(const Program& program, const std::map<std::string, tj::Tensor>& inputs) {
+  std::map<std::string, tj::Tensor> values = inputs;
+  for (const Statement& s : program.statements) {
+    if (s.op == "input") continue;
+    Operands operands;
+    for (const std::string& name : s.operands) {
+      auto found = values.find(name);
+      if (found == values.end()) throw tj::Error("statement " + s.name + " reads " + name + ", which no earlier line makes");
+      operands.push_back(found->second);
+    }
+    const OracleOp& op = find_op(s.op);
+    if (static_cast<int>(operands.size()) != op.arity) throw tj::Error("statement " + s.name + ": wrong operand count");
+    values[s.name] = op.build(operands, s);
+  }
+  return values;
+}
+
+int run(const Program& program, const std::string& out_path, std::string& message) {
+  std::map<std::string, tj::Tensor> inputs, fused, each;
+  std::vector<tj::Tensor> outputs, all;
+  try {
+    for (const Statement& s : program.statements)
+      if (s.op == "input") inputs[s.name] = make_input(s);
+    fused = build(program, inputs);
+    each = build(program, inputs);
+    for (const std::string& name : program.outputs) {
+      if (!fused.count(name)) throw tj::Error("out " + name + " names no statement");
+      outputs.push_back(fused.at(name));
+    }
+  } catch (const std::exception& e) {
+    message = std::string("the program is not valid: ") + e.what();
+    return 3;
+  }
+  try {
+    tj::eval(outputs);
+    for (const auto& [name, value] : each) all.push_back(value);
+    tj::eval(all);
+    std::map<std::string, tj::Tensor> saved;
+    for (const auto& [name, value] : each) saved["v_" + name] = value;
+    for (const std::string& name : program.outputs) saved["fused_" + name] = fused.at(name);
+    tj::save_npz(out_path, saved);
+  } catch (const std::exception& e) {
+    message = std::string("eval threw: ") + e.what();
+    return 2;
+  }
+  return 0;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string usage = "usage: oracle_driver ops | generate SEED | run PROGRAM.txt OUT.npz | batch DIR SEED...";
+  if (argc == 2 && std::string(argv[1]) == "ops") {
+    for (const OracleOp& op : oracle_ops()) std::cout << op.name << '\n';
+    return 0;
+  }
+  if (argc < 3) {
+    std::cerr << usage << '\n';
+    return 1;
+  }
+  const std::string command = argv[1];
+  if (command == "generate") {
+    std::cout << to_text(generate_program(std::stoull(argv[2])));
+    return 0;
+  }
+  if (command == "run" && argc == 4) {
+    std::string message;
+    const int status = run(parse_program(read_file(argv[2])), argv[3], message);
+    if (status != 0) std::cerr << "oracle_driver: " << message << '\n';
+    return status;
+  }
+  if (command == "batch") {
+    for (int i = 3; i < argc; ++i) {
+      const std::string stem = std::string(argv[2]) + "/" + argv[i];
+      const Program program = generate_program(std::stoull(argv[i]));
+      std::ofstream(stem + ".txt") << to_text(program) << std::flush;
+      std::string message;
+      if (run(program, stem + ".npz", message) != 0) std::ofstream(stem + ".error") << message << '\n';
+    }
+    return 0;  // run.py reads the .error files
+  }
+  std::cerr << usage << '\n';
+  return 1;
+}

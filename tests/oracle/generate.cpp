@@ -1,0 +1,109 @@
+#include "generate.hpp"
+
+#include <algorithm>
+
+#include "inputs.hpp"
+#include "oracle_ops.hpp"
+
+namespace oracle {
+namespace {
+
+constexpr std::int64_t kMaxInputElements = std::int64_t{1} << 15;
+constexpr std::int64_t kMaxElements = std::int64_t{1} << 17;
+constexpr int kAttemptsPerStatement = 60;
+
+std::size_t below(Rng& rng, std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); }
+
+// Three extents for the whole program; 0 is rare, and some are above a reduction block (4096).
+std::vector<std::int64_t> draw_extents(Rng& rng) {
+  const std::int64_t pool[] = {0, 1, 2, 3, 4, 5, 7, 8, 16, 31, 33, 64, 65, 129, 257, 1000, 4100};
+  std::vector<std::int64_t> extents;
+  while (extents.size() < 3) {
+    const std::int64_t e = pool[below(rng, std::size(pool))];
+    if (e == 0 && std::bernoulli_distribution(0.8)(rng)) continue;
+    extents.push_back(e);
+  }
+  return extents;
+}
+
+tj::Shape draw_shape(Rng& rng, const std::vector<std::int64_t>& extents) {
+  const std::size_t ranks[] = {0, 1, 1, 2, 2, 2, 3, 3, 4};
+  tj::Shape shape(ranks[below(rng, std::size(ranks))]);
+  for (std::int64_t& e : shape) e = std::bernoulli_distribution(0.15)(rng) ? 1 : extents[below(rng, extents.size())];
+  auto count = [&] {
+    std::int64_t n = 1;
+    for (std::int64_t e : shape) n *= e;
+    return n;
+  };
+  while (count() > kMaxInputElements) *std::max_element(shape.begin(), shape.end()) /= 4;
+  return shape;
+}
+
+tj::DType draw_dtype(Rng& rng) {
+  const tj::DType dtypes[] = {tj::f32, tj::f32, tj::f32, tj::f64, tj::f64, tj::i32, tj::i64, tj::boolean};
+  return dtypes[below(rng, std::size(dtypes))];
+}
+
+// An operand after the first, as the op's row prefers.
+std::size_t pick_operand(Rng& rng, Pick pick, const std::vector<tj::Tensor>& values, const tj::Tensor& first) {
+  std::vector<std::size_t> fitting;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const tj::Shape& s = values[i].shape();
+    const tj::Shape& f = first.shape();
+    const bool fits = pick == Pick::matmul
+                          ? f.size() >= 1 && s.size() >= 1 && s[s.size() >= 2 ? s.size() - 2 : 0] == f.back()
+                          : s.size() <= f.size() && std::equal(s.rbegin(), s.rend(), f.rbegin());
+    if (fits) fitting.push_back(i);
+  }
+  if (pick != Pick::any && !fitting.empty() && std::bernoulli_distribution(0.8)(rng)) return fitting[below(rng, fitting.size())];
+  return below(rng, values.size());
+}
+
+}  // namespace
+
+Program generate_program(std::uint64_t seed) {
+  Rng rng(seed);
+  Program program;
+  std::vector<tj::Tensor> values;
+  const std::vector<std::int64_t> extents = draw_extents(rng);
+  const std::size_t input_count = 1 + below(rng, 4);
+  for (std::size_t i = 0; i < input_count; ++i) {
+    Statement s{"x" + std::to_string(i), "input", {}, draw_input_attrs(rng, draw_dtype(rng), draw_shape(rng, extents))};
+    values.push_back(make_input(s));
+    program.statements.push_back(std::move(s));
+  }
+  const std::vector<OracleOp>& ops = oracle_ops();
+  const std::size_t statement_count = 3 + below(rng, 10);
+  for (std::size_t i = 0; i < statement_count; ++i) {
+    for (int attempt = 0; attempt < kAttemptsPerStatement; ++attempt) {
+      const OracleOp& op = ops[below(rng, ops.size())];
+      Statement s{"s" + std::to_string(program.statements.size()), op.name, {}, {}};
+      Operands operands;
+      std::vector<std::size_t> chosen;
+      if (op.arity > 0) chosen.push_back(std::bernoulli_distribution(0.5)(rng) ? values.size() - 1 : below(rng, values.size()));
+      for (int k = 1; k < op.arity; ++k) chosen.push_back(pick_operand(rng, op.pick, values, values[chosen[0]]));
+      for (std::size_t c : chosen) {
+        operands.push_back(values[c]);
+        s.operands.push_back(program.statements[c].name);
+      }
+      try {
+        s.attrs = op.draw(rng, operands);
+        tj::Tensor result = op.build(operands, s);
+        if (result.size() > kMaxElements) continue;
+        values.push_back(result);
+        program.statements.push_back(std::move(s));
+        break;
+      } catch (const tj::Error&) {
+        continue;  // not an operand this op takes: draw again
+      }
+    }
+  }
+  // The last value and some others are evaluated together, as outputs of one eval.
+  for (std::size_t i = input_count; i < program.statements.size(); ++i)
+    if (i + 1 == program.statements.size() || std::bernoulli_distribution(0.3)(rng))
+      program.outputs.push_back(program.statements[i].name);
+  if (program.outputs.empty()) program.outputs.push_back(program.statements.back().name);
+  return program;
+}
+
+}  // namespace oracle

@@ -1,0 +1,262 @@
+#include "oracle_ops.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace oracle {
+namespace {
+
+using S = const Statement&;
+
+std::int64_t uniform(Rng& rng, std::int64_t low, std::int64_t high) {  // inclusive
+  return std::uniform_int_distribution<std::int64_t>(low, high)(rng);
+}
+bool coin(Rng& rng, double p = 0.5) { return std::bernoulli_distribution(p)(rng); }
+std::int64_t integer(S s, const char* key) { return std::stoll(s.attr(key)); }
+double real(S s, const char* key) { return std::stod(s.attr(key)); }
+bool flag(S s, const char* key) { return s.attr(key) == "1"; }
+
+// An axis of x, negative half the time (a 0-d tensor has axis 0 for the scans, as documented).
+std::int64_t draw_axis(Rng& rng, const tj::Tensor& x) {
+  const std::int64_t rank = std::max(x.rank(), 1);
+  const std::int64_t axis = uniform(rng, 0, rank - 1);
+  return coin(rng) ? axis : axis - rank;
+}
+
+Attrs no_attrs(Rng&, const Operands&) { return {}; }
+Attrs axis_attrs(Rng& rng, const Operands& x) { return {{"axis", std::to_string(draw_axis(rng, x[0]))}}; }
+
+// A set of distinct axes, or "all" (the overload without axes).
+Attrs reduce_attrs(Rng& rng, const Operands& x) {
+  Attrs attrs{{"keepdims", coin(rng) ? "1" : "0"}};
+  if (x[0].rank() == 0 || coin(rng, 0.3)) {
+    attrs["axes"] = "all";
+    return attrs;
+  }
+  std::vector<std::int64_t> axes;
+  for (std::int64_t axis = 0; axis < x[0].rank(); ++axis)
+    if (coin(rng)) axes.push_back(coin(rng) ? axis : axis - x[0].rank());
+  if (axes.empty()) axes.push_back(draw_axis(rng, x[0]));
+  attrs["axes"] = list_text(axes);
+  return attrs;
+}
+
+std::vector<std::int64_t> axes_of(S s) { return s.attr("axes") == "all" ? std::vector<std::int64_t>{} : parse_list(s.attr("axes")); }
+
+Attrs arg_reduce_attrs(Rng& rng, const Operands& x) {
+  if (x[0].rank() == 0 || coin(rng, 0.3)) return {{"axis", "all"}};
+  return {{"axis", std::to_string(draw_axis(rng, x[0]))}, {"keepdims", coin(rng) ? "1" : "0"}};
+}
+template <tj::Tensor (tj::Tensor::*F)(std::int64_t, bool) const, tj::Tensor (tj::Tensor::*G)() const>
+tj::Tensor arg_reduce(const Operands& x, S s) {
+  if (s.attr("axis") == "all") return (x[0].*G)();
+  return (x[0].*F)(integer(s, "axis"), flag(s, "keepdims"));
+}
+
+const char* kDTypes[] = {"f32", "f64", "i32", "i64", "bool"};
+
+// A weakly typed C++ scalar: a double, an int64_t or a bool.
+Attrs scalar_attrs(Rng& rng, const Operands&) {
+  switch (uniform(rng, 0, 5)) {
+    case 0: return {{"scalar", "i"}, {"value", std::to_string(uniform(rng, -5, 5))}};
+    case 1: return {{"scalar", "b"}, {"value", coin(rng) ? "1" : "0"}};
+    case 2: return {{"scalar", "f"}, {"value", "0.5"}};
+    case 3: return {{"scalar", "f"}, {"value", "-2.75"}};
+    default: {
+      char text[64];
+      std::snprintf(text, sizeof text, "%.17g", std::normal_distribution<double>(0, 3)(rng));
+      return {{"scalar", "f"}, {"value", text}};
+    }
+  }
+}
+template <typename F> tj::Tensor with_scalar(S s, F f) {
+  const std::string& kind = s.attr("scalar");
+  if (kind == "i") return f(static_cast<std::int64_t>(integer(s, "value")));
+  if (kind == "b") return f(flag(s, "value"));
+  return f(real(s, "value"));
+}
+
+Attrs cast_attrs(Rng& rng, const Operands&) { return {{"dtype", kDTypes[uniform(rng, 0, 4)]}}; }
+
+Attrs order_attrs(Rng& rng, const Operands& x) {
+  return {{"axis", std::to_string(draw_axis(rng, x[0]))}, {"descending", coin(rng) ? "1" : "0"}};
+}
+Attrs topk_attrs(Rng& rng, const Operands& x) {
+  const std::int64_t axis = draw_axis(rng, x[0]);
+  const std::int64_t extent = x[0].rank() == 0 ? 1 : x[0].shape()[static_cast<std::size_t>(axis < 0 ? axis + x[0].rank() : axis)];
+  return {{"axis", std::to_string(axis)}, {"k", std::to_string(uniform(rng, 0, extent))}};
+}
+
+// Merges two neighbouring axes, splits one whose extent is even, flattens, or adds a 1.
+Attrs reshape_attrs(Rng& rng, const Operands& x) {
+  tj::Shape shape = x[0].shape();
+  const auto choice = uniform(rng, 0, 3);
+  if (choice == 0 || shape.size() < 2) {
+    shape = coin(rng) ? tj::Shape{-1} : tj::Shape{x[0].size()};
+  } else if (choice == 1) {
+    const auto at = static_cast<std::size_t>(uniform(rng, 0, static_cast<std::int64_t>(shape.size()) - 2));
+    shape[at] *= shape[at + 1];
+    shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(at) + 1);
+  } else if (choice == 2) {
+    const auto at = static_cast<std::size_t>(uniform(rng, 0, static_cast<std::int64_t>(shape.size()) - 1));
+    if (shape[at] % 2 != 0) throw tj::Error("reshape: no even extent to split");
+    shape[at] /= 2;
+    shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(at), 2);
+  } else {
+    shape.insert(shape.begin() + uniform(rng, 0, static_cast<std::int64_t>(shape.size())), 1);
+  }
+  return {{"shape", list_text(shape)}};
+}
+Attrs permute_attrs(Rng& rng, const Operands& x) {
+  std::vector<std::int64_t> perm(static_cast<std::size_t>(x[0].rank()));
+  for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<std::int64_t>(i);
+  std::shuffle(perm.begin(), perm.end(), rng);
+  return {{"perm", list_text(perm)}};
+}
+// A size-1 axis to a new extent, or a new leading axis.
+Attrs expand_attrs(Rng& rng, const Operands& x) {
+  tj::Shape shape = x[0].shape();
+  std::vector<std::size_t> ones;
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    if (shape[i] == 1) ones.push_back(i);
+  const std::int64_t extent = std::vector<std::int64_t>{0, 2, 3, 5, 17, 64}[static_cast<std::size_t>(uniform(rng, 0, 5))];
+  if (ones.empty() || coin(rng, 0.3)) shape.insert(shape.begin(), extent);
+  else shape[ones[static_cast<std::size_t>(uniform(rng, 0, static_cast<std::int64_t>(ones.size()) - 1))]] = extent;
+  return {{"shape", list_text(shape)}};
+}
+Attrs slice_attrs(Rng& rng, const Operands& x) {
+  if (x[0].rank() == 0) throw tj::Error("slice: no axis");
+  const std::int64_t axis = draw_axis(rng, x[0]);
+  const std::int64_t n = x[0].shape()[static_cast<std::size_t>(axis < 0 ? axis + x[0].rank() : axis)];
+  const std::int64_t step = std::vector<std::int64_t>{1, 2, 3, -1, -2}[static_cast<std::size_t>(uniform(rng, 0, 4))];
+  Attrs attrs{{"axis", std::to_string(axis)}, {"step", std::to_string(step)}};
+  if (coin(rng, 0.8)) attrs["start"] = std::to_string(uniform(rng, -n - 1, n + 1));
+  if (coin(rng, 0.8)) attrs["stop"] = std::to_string(uniform(rng, -n - 1, n + 1));
+  return attrs;
+}
+std::optional<std::int64_t> bound_of(S s, const char* key) {
+  if (!s.has(key)) return std::nullopt;
+  return integer(s, key);
+}
+Attrs unsqueeze_attrs(Rng& rng, const Operands& x) { return {{"axis", std::to_string(uniform(rng, -x[0].rank() - 1, x[0].rank()))}}; }
+
+Attrs eps_attrs(Rng& rng, const Operands&) { return {{"eps", coin(rng) ? "1e-05" : "0.25"}}; }
+
+// Creation ops draw their own small arguments; integer and fractional ones alike.
+double draw_bound(Rng& rng) {
+  const double values[] = {-3, -1, 0, 0.5, 1, 1.5, 2.25, 5, 7, 10.1, -0.3, 0.3, 100};
+  return values[uniform(rng, 0, 12)];
+}
+std::string number_text(double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  return text;
+}
+Attrs arange_attrs(Rng& rng, const Operands&) {
+  const double start = draw_bound(rng), stop = draw_bound(rng);
+  double step = std::vector<double>{1, 2, 0.5, 1.5, 0.1, 3, 0.7}[static_cast<std::size_t>(uniform(rng, 0, 6))];
+  if (stop < start) step = -step;
+  return {{"start", number_text(start)}, {"stop", number_text(stop)}, {"step", number_text(step)},
+          {"dtype", kDTypes[uniform(rng, 0, 3)]}};
+}
+Attrs linspace_attrs(Rng& rng, const Operands&) {
+  return {{"start", number_text(draw_bound(rng))}, {"stop", number_text(draw_bound(rng))},
+          {"num", std::to_string(std::vector<int>{0, 1, 2, 5, 129, 1000}[static_cast<std::size_t>(uniform(rng, 0, 5))])},
+          {"dtype", kDTypes[uniform(rng, 0, 3)]}};
+}
+
+#define UNARY(op) {#op, 1, Pick::any, no_attrs, [](const Operands& x, S) { return tj::op(x[0]); }}
+#define BINARY(name, expr) {#name, 2, Pick::broadcast, no_attrs, [](const Operands& x, S) { return expr; }}
+#define WITH_SCALAR(name, expr) \
+  {#name, 1, Pick::any, scalar_attrs, [](const Operands& x, S s) { return with_scalar(s, [&](auto v) { return expr; }); }}
+#define REDUCE(name) \
+  {#name, 1, Pick::any, reduce_attrs, [](const Operands& x, S s) { \
+     return s.attr("axes") == "all" ? (flag(s, "keepdims") ? x[0].name(axes_of(s), true) : x[0].name()) \
+                                    : x[0].name(axes_of(s), flag(s, "keepdims")); }}
+
+const std::vector<OracleOp> kOps = {
+    // creation
+    {"arange", 0, Pick::any, arange_attrs, [](const Operands&, S s) {
+       return tj::arange(real(s, "start"), real(s, "stop"), real(s, "step"), parse_dtype(s.attr("dtype"))); }},
+    {"linspace", 0, Pick::any, linspace_attrs, [](const Operands&, S s) {
+       return tj::linspace(real(s, "start"), real(s, "stop"), integer(s, "num"), parse_dtype(s.attr("dtype"))); }},
+    // unary elementwise
+    UNARY(abs), UNARY(sign), UNARY(square), UNARY(sqrt), UNARY(rsqrt), UNARY(reciprocal),
+    UNARY(exp), UNARY(exp2), UNARY(expm1), UNARY(log), UNARY(log2), UNARY(log1p), UNARY(sin),
+    UNARY(cos), UNARY(tanh), UNARY(sigmoid), UNARY(erf), UNARY(relu), UNARY(gelu),
+    UNARY(gelu_tanh), UNARY(silu), UNARY(softplus), UNARY(logical_not),
+    {"neg", 1, Pick::any, no_attrs, [](const Operands& x, S) { return -x[0]; }},
+    {"invert", 1, Pick::any, no_attrs, [](const Operands& x, S) { return ~x[0]; }},
+    {"astype", 1, Pick::any, cast_attrs, [](const Operands& x, S s) { return x[0].astype(parse_dtype(s.attr("dtype"))); }},
+    // binary elementwise, broadcasting and promoting
+    BINARY(add, x[0] + x[1]), BINARY(sub, x[0] - x[1]), BINARY(mul, x[0] * x[1]), BINARY(div, x[0] / x[1]),
+    BINARY(floor_divide, tj::floor_divide(x[0], x[1])), BINARY(remainder, tj::remainder(x[0], x[1])),
+    BINARY(maximum, tj::maximum(x[0], x[1])), BINARY(minimum, tj::minimum(x[0], x[1])),
+    BINARY(pow, tj::pow(x[0], x[1])),
+    BINARY(eq, x[0] == x[1]), BINARY(ne, x[0] != x[1]), BINARY(lt, x[0] < x[1]),
+    BINARY(le, x[0] <= x[1]), BINARY(gt, x[0] > x[1]), BINARY(ge, x[0] >= x[1]),
+    BINARY(logical_and, tj::logical_and(x[0], x[1])), BINARY(logical_or, tj::logical_or(x[0], x[1])),
+    BINARY(bitwise_and, x[0] & x[1]), BINARY(bitwise_or, x[0] | x[1]), BINARY(bitwise_xor, x[0] ^ x[1]),
+    BINARY(left_shift, x[0] << x[1]), BINARY(right_shift, x[0] >> x[1]),
+    // with a weakly typed C++ scalar
+    WITH_SCALAR(add_scalar, x[0] + v), WITH_SCALAR(rsub_scalar, v - x[0]), WITH_SCALAR(mul_scalar, x[0] * v),
+    WITH_SCALAR(div_scalar, x[0] / v), WITH_SCALAR(lt_scalar, x[0] < v), WITH_SCALAR(maximum_scalar, tj::maximum(x[0], v)),
+    WITH_SCALAR(pow_scalar, tj::pow(x[0], v)),
+    // ternary
+    {"where", 3, Pick::broadcast, no_attrs, [](const Operands& x, S) { return tj::where(x[0], x[1], x[2]); }},
+    {"clamp", 3, Pick::broadcast, no_attrs, [](const Operands& x, S) { return tj::clamp(x[0], x[1], x[2]); }},
+    // reductions
+    REDUCE(sum), REDUCE(prod), REDUCE(mean), REDUCE(max), REDUCE(min), REDUCE(any), REDUCE(all),
+    {"argmax", 1, Pick::any, arg_reduce_attrs, arg_reduce<&tj::Tensor::argmax, &tj::Tensor::argmax>},
+    {"argmin", 1, Pick::any, arg_reduce_attrs, arg_reduce<&tj::Tensor::argmin, &tj::Tensor::argmin>},
+    // scans and ordering
+    {"cumsum", 1, Pick::any, axis_attrs, [](const Operands& x, S s) { return tj::cumsum(x[0], integer(s, "axis")); }},
+    {"sort", 1, Pick::any, order_attrs, [](const Operands& x, S s) {
+       return tj::sort(x[0], integer(s, "axis"), flag(s, "descending")); }},
+    {"argsort", 1, Pick::any, order_attrs, [](const Operands& x, S s) {
+       return tj::argsort(x[0], integer(s, "axis"), flag(s, "descending")); }},
+    {"topk_values", 1, Pick::any, topk_attrs, [](const Operands& x, S s) {
+       return tj::topk(x[0], integer(s, "k"), integer(s, "axis")).values; }},
+    {"topk_indices", 1, Pick::any, topk_attrs, [](const Operands& x, S s) {
+       return tj::topk(x[0], integer(s, "k"), integer(s, "axis")).indices; }},
+    // products and layers
+    {"matmul", 2, Pick::matmul, no_attrs, [](const Operands& x, S) { return tj::matmul(x[0], x[1]); }},
+    {"softmax", 1, Pick::any, axis_attrs, [](const Operands& x, S s) { return tj::softmax(x[0], integer(s, "axis")); }},
+    {"log_softmax", 1, Pick::any, axis_attrs, [](const Operands& x, S s) { return tj::log_softmax(x[0], integer(s, "axis")); }},
+    {"layernorm", 3, Pick::broadcast, eps_attrs, [](const Operands& x, S s) { return tj::layernorm(x[0], x[1], x[2], real(s, "eps")); }},
+    {"rmsnorm", 2, Pick::broadcast, eps_attrs, [](const Operands& x, S s) { return tj::rmsnorm(x[0], x[1], real(s, "eps")); }},
+    {"mse_loss", 2, Pick::broadcast, no_attrs, [](const Operands& x, S) { return tj::mse_loss(x[0], x[1]); }},
+    // views and copies
+    {"reshape", 1, Pick::any, reshape_attrs, [](const Operands& x, S s) { return x[0].reshape(parse_list(s.attr("shape"))); }},
+    {"permute", 1, Pick::any, permute_attrs, [](const Operands& x, S s) { return x[0].permute(parse_list(s.attr("perm"))); }},
+    {"transpose", 1, Pick::any, no_attrs, [](const Operands& x, S) { return x[0].transpose(); }},
+    {"expand", 1, Pick::any, expand_attrs, [](const Operands& x, S s) { return x[0].expand(parse_list(s.attr("shape"))); }},
+    {"slice", 1, Pick::any, slice_attrs, [](const Operands& x, S s) {
+       return x[0].slice(integer(s, "axis"), bound_of(s, "start"), bound_of(s, "stop"), integer(s, "step")); }},
+    {"flip", 1, Pick::any, axis_attrs, [](const Operands& x, S s) { return x[0].flip(integer(s, "axis")); }},
+    {"squeeze", 1, Pick::any, no_attrs, [](const Operands& x, S) { return x[0].squeeze(); }},
+    {"unsqueeze", 1, Pick::any, unsqueeze_attrs, [](const Operands& x, S s) { return x[0].unsqueeze(integer(s, "axis")); }},
+    {"detach", 1, Pick::any, no_attrs, [](const Operands& x, S) { return x[0].detach(); }},
+    {"contiguous", 1, Pick::any, no_attrs, [](const Operands& x, S) { return x[0].contiguous(); }},
+    {"copy", 1, Pick::any, no_attrs, [](const Operands& x, S) { return x[0].copy(); }},
+};
+
+}  // namespace
+
+const std::vector<OracleOp>& oracle_ops() { return kOps; }
+
+const OracleOp& find_op(const std::string& name) {
+  for (const OracleOp& op : kOps)
+    if (name == op.name) return op;
+  throw std::runtime_error("oracle: no op named " + name + " in tests/oracle/oracle_ops.cpp");
+}
+
+tj::DType parse_dtype(const std::string& name) {
+  for (int i = 0; i < tj::kDTypeCount; ++i)
+    if (name == tj::dtype_name(static_cast<tj::DType>(i))) return static_cast<tj::DType>(i);
+  throw std::runtime_error("oracle: unknown dtype " + name);
+}
+
+std::string dtype_text(tj::DType dtype) { return std::string(tj::dtype_name(dtype)); }
+
+}  // namespace oracle

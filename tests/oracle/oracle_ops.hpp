@@ -1,0 +1,43 @@
+// The ops the oracle draws, one row each: how to draw a statement's attributes and how to build it
+// with tensorjit's public API. The same names are the rows of tests/oracle/peer_ops.py, which says
+// how NumPy and PyTorch compute each and within which bound; a new op joins with one row here and
+// one there (check.py fails on a name it has no row for).
+#pragma once
+
+#include <tensorjit/tensorjit.hpp>
+
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "program.hpp"
+
+namespace oracle {
+
+namespace tj = tensorjit;
+using Operands = std::vector<tj::Tensor>;
+using Attrs = std::map<std::string, std::string>;
+using Rng = std::mt19937_64;
+
+// How the generator picks operands after the first: any value, or preferably one that broadcasts
+// against the first (same shape or a suffix of it), or a matmul's right operand.
+enum class Pick { any, broadcast, matmul };
+
+struct OracleOp {
+  const char* name;
+  int arity;  // operands drawn from earlier values; 0 for creation ops
+  Pick pick;
+  // Attributes for these operands. May throw tj::Error (or return nothing useful): the
+  // generator then draws another op.
+  Attrs (*draw)(Rng& rng, const Operands& operands);
+  tj::Tensor (*build)(const Operands& operands, const Statement& statement);
+};
+
+const std::vector<OracleOp>& oracle_ops();
+const OracleOp& find_op(const std::string& name);  // throws std::runtime_error for an unknown name
+
+tj::DType parse_dtype(const std::string& name);
+std::string dtype_text(tj::DType dtype);
+
+}  // namespace oracle

@@ -1,0 +1,616 @@
+"""What NumPy and PyTorch say each oracle op gives, and within which bound: one row an op.
+
+The names are those of tests/oracle/oracle_ops.cpp. A row is Row(dtype, value, bound):
+  dtype(args, attrs)  the result dtype: PyTorch's (torch.result_type, 0-d operands counting by
+                      category) unless docs/numpy_differences.md lists the op
+  value(args, attrs)  the expected values, as a NumPy array: exact ops in the result dtype itself
+                      (NumPy's IEEE operations, integers wrapping), bounded ops in a wider type
+                      (f64 for f32 results, long double or f64 for f64 ones), for Bound to compare
+  bound               how close tensorjit must be (check.py): EXACT bit for bit (any NaN equals any
+                      NaN); ulp(f32, f64) the documented vector-math bound (docs/contracts.md,
+                      contract 4) plus the reference's own error; or a summation bound over the
+                      operands (sum, mean, prod, matmul, the layers)
+
+args are tensorjit's own operand values (the v_ arrays of the driver), so each op is checked on its
+own, without the error of earlier statements.
+"""
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import mpmath
+import numpy as np
+import torch
+
+mpmath.mp.dps = 40
+
+LONG = np.longdouble  # 64-bit mantissa on x86-64: a reference for f64 results
+
+
+@dataclass(frozen=True)
+class Bound:
+    kind: str  # exact, ulp, or a formula of check.py's tolerance(): sum, prod, mean, mse, matmul, the layers
+    ulp_f32: float = 0
+    ulp_f64: float = 0
+
+
+EXACT = Bound('exact')
+
+
+def ulp(f32, f64):
+    return Bound('ulp', f32, f64)
+
+
+@dataclass(frozen=True)
+class Row:
+    dtype: Callable
+    value: Callable
+    bound: Bound = EXACT
+    # For a reference computed through f64 functions (erf, erfc): the exact value of one element
+    # (mpmath, 40 digits) and the documented bounds (f32, f64), which check.py applies to the few
+    # elements outside `bound`, whose slack covers the f64 reference's own error.
+    precise: Callable = None
+    documented: tuple = (0, 0)
+    # -0.0 and 0.0 tie and either may come out (max, min: the strict order picks, contract 4)
+    either_zero: bool = False
+
+
+# ---- dtypes: PyTorch's promotion -------------------------------------------------------------
+
+def tt(a):
+    """A torch tensor of a NumPy array; a 0-d one stays 0-d (np.ascontiguousarray would make it 1-d,
+    and a 0-d tensor promotes differently)."""
+    return torch.from_numpy(np.array(a, copy=True, order='C'))
+
+
+def to_np_dtype(t):
+    return {torch.float32: np.float32, torch.float64: np.float64, torch.int32: np.int32,
+            torch.int64: np.int64, torch.bool: np.bool_}[t]
+
+
+def promoted(*args):
+    """PyTorch's result dtype of the operands: 0-d ones count only by a higher category."""
+    if len(args) == 2:
+        return to_np_dtype(torch.result_type(tt(args[0]), tt(args[1])))
+    return to_np_dtype(torch.clamp(*(tt(a) for a in args)).dtype)  # clamp promotes its three alike
+
+
+def floating(dtype):
+    return np.dtype(dtype) if np.dtype(dtype).kind == 'f' else np.dtype(np.float32)
+
+
+def same(args, attrs):
+    return args[0].dtype
+
+
+def float_of(args, attrs):
+    return floating(args[0].dtype)
+
+
+def bool_result(args, attrs):
+    return np.dtype(np.bool_)
+
+
+def i64_result(args, attrs):
+    return np.dtype(np.int64)
+
+
+def binary_dtype(args, attrs):
+    return np.dtype(promoted(args[0], args[1]))
+
+
+def scalar_of(attrs):
+    kind, value = attrs['scalar'], attrs['value']
+    return int(value) if kind == 'i' else (value == '1') if kind == 'b' else float(value)
+
+
+def scalar_dtype(args, attrs):  # a C++ scalar is weak: torch's rule for a Python scalar
+    return np.dtype(to_np_dtype(torch.result_type(tt(args[0]), scalar_of(attrs))))
+
+
+def sum_dtype(args, attrs):  # integers and bool accumulate in i64
+    return np.dtype(np.int64) if args[0].dtype.kind in 'biu' else args[0].dtype
+
+
+# ---- helpers ---------------------------------------------------------------------------------
+
+def wide(a):
+    """The values in a wider type for a bounded reference: f64 for f32 and integers, long double for f64."""
+    return a.astype(LONG) if a.dtype == np.float64 else a.astype(np.float64)
+
+
+def quiet(f):
+    def run(*a, **k):
+        with np.errstate(all='ignore'):
+            return f(*a, **k)
+    return run
+
+
+def axes_of(attrs, x):
+    if attrs.get('axes', 'all') == 'all':
+        return tuple(range(x.ndim))
+    return tuple(sorted({int(a) % x.ndim for a in attrs['axes'].split(',')}))
+
+
+def keep(attrs):
+    return attrs.get('keepdims') == '1'
+
+
+def axis_of(attrs, x, key='axis'):
+    return int(attrs[key]) % max(x.ndim, 1)
+
+
+def unary_float(f_wide):
+    """A floating function: integer and bool operands as f32 (PyTorch's rule), the reference wide."""
+    return lambda args, attrs: quiet(f_wide)(wide(args[0].astype(floating(args[0].dtype))))
+
+
+def exact_unary(f):
+    return lambda args, attrs: quiet(f)(args[0])
+
+
+def exact_binary(f):
+    def value(args, attrs):
+        d = promoted(args[0], args[1])
+        return quiet(f)(args[0].astype(d), args[1].astype(d))
+    return value
+
+
+def exact_scalar(f):
+    def value(args, attrs):
+        d = scalar_dtype(args, attrs)
+        s = scalar_of(attrs)
+        return quiet(f)(args[0].astype(d), np.array(s).astype(d))
+    return value
+
+
+def erf_wide(x):
+    t = torch.from_numpy(np.asarray(x, dtype=np.float64))
+    return torch.special.erf(t).numpy()
+
+
+def erfc_wide(x):
+    return torch.special.erfc(torch.from_numpy(np.asarray(x, dtype=np.float64))).numpy()
+
+
+def in_dtype(constant, x):
+    """A formula constant rounded to the op's dtype, as scalar_ops.hpp defines it (f32 for f32 ops;
+    the wide reference itself stands for f64), then widened: gelu's value is the formula's with
+    that constant, which for f32 is up to ~20 ulp from the exact gelu at x = -10 (PyTorch's f32
+    kernel uses the same f32 constant)."""
+    return np.asarray(constant, dtype=np.float32 if x.dtype == np.float64 else np.float64).astype(x.dtype)
+
+
+def gelu_wide(x):
+    """x/2 erfc(-x c), with erfc(t) = erfcx(t) exp(-t^2) for t > 2: no cancellation for negative
+    x, and no underflow of an f64 erfc before the product (t^2 and exp in the wide type)."""
+    t = -(x * in_dtype(0.70710678118654752440, x))
+    t64 = torch.from_numpy(np.asarray(t, dtype=np.float64))
+    with np.errstate(all='ignore'):
+        scaled = torch.special.erfcx(t64).numpy().astype(x.dtype) * np.exp(-(t * t))
+        e = np.where(t > 2, scaled, torch.special.erfc(t64).numpy().astype(x.dtype))
+        return 0.5 * x * e
+
+
+def gelu_precise(x, dtype):
+    c = mpmath.mpf(float(np.asarray(0.70710678118654752440, dtype=dtype)))
+    return mpmath.mpf(0.5) * x * mpmath.erfc(-x * c)
+
+
+def sigmoid_wide(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def gelu_tanh_wide(x):  # (x/2)(1 + tanh v) = x * sigmoid(2v)
+    v = in_dtype(0.79788456080286535588, x) * (x + in_dtype(0.044715, x) * (x * x * x))
+    return x * sigmoid_wide(2 * v)
+
+
+def softplus_wide(x):
+    return np.where(x > 20, x, np.log1p(np.exp(np.minimum(x, 20))))
+
+
+def shift(left):
+    def value(args, attrs):
+        d = promoted(args[0], args[1])
+        a, s = args[0].astype(d), args[1].astype(d)
+        bits = np.dtype(d).itemsize * 8
+        inside = (s >= 0) & (s < bits)
+        safe = np.where(inside, s, 0)
+        if left:
+            return np.where(inside, np.left_shift(a, safe), np.zeros_like(a))
+        return np.where(inside, np.right_shift(a, safe), np.where(a < 0, -1, 0).astype(d))
+    return value
+
+
+@quiet
+def int_pow(a, b):
+    """Integers: wrapping repeated multiplication; a negative exponent gives 0 (1 for base 1, +-1 for -1)."""
+    out = np.power(a, np.where(b < 0, 0, b))
+    neg = b < 0
+    minus_one = np.where(b % 2 == 0, 1, -1).astype(a.dtype)
+    return np.where(neg, np.where(a == 1, 1, np.where(a == -1, minus_one, 0)).astype(a.dtype), out)
+
+
+@quiet
+def float_pow(a, b):
+    """C99 Annex F's pow, as tensorjit's contract states: NumPy and PyTorch compute x ** 0.5 as
+    sqrt, so their pow(-inf, 0.5) is NaN where Annex F gives +inf (docs/numpy_differences.md)."""
+    a, b = wide(a), wide(b)
+    odd = (np.mod(b, 2) == 1)
+    return np.where((a == -np.inf) & (b > 0) & ~odd, np.inf, np.power(a, b))
+
+
+def pow_value(args, attrs):
+    d = promoted(args[0], args[1])
+    a, b = args[0].astype(d), args[1].astype(d)
+    if np.dtype(d).kind in 'iu':
+        return int_pow(a, b)
+    return float_pow(a, b)
+
+
+def pow_dtype(args, attrs):
+    return np.dtype(promoted(args[0], args[1]))
+
+
+def pow_scalar_value(args, attrs):
+    d = scalar_dtype(args, attrs)
+    a, b = args[0].astype(d), np.array(scalar_of(attrs)).astype(d)
+    if np.dtype(d).kind in 'iu':
+        return int_pow(a, b)
+    return float_pow(a, b)
+
+
+def cast_value(args, attrs):
+    """astype: floats to integers truncate and saturate, NaN gives 0; anything to bool is != 0."""
+    x, d = args[0], cast_dtype(args, attrs)
+    if d == np.bool_:
+        return x != 0
+    if x.dtype.kind == 'f' and d.kind == 'i':
+        info = np.iinfo(d)
+        limit = 2.0 ** (info.bits - 1)
+        t = np.trunc(x.astype(np.float64))
+        high, low, nan = t >= limit, t < -limit, np.isnan(t)
+        inside = ~(high | low | nan)
+        out = np.zeros(x.shape, dtype=d)
+        out[high], out[low] = info.max, info.min
+        out[inside] = t[inside].astype(d)
+        return out
+    return quiet(x.astype)(d)
+
+
+def reduce_value(f, dtype_of):
+    def value(args, attrs):
+        x = args[0]
+        d = dtype_of(args, attrs)
+        xs = wide(x) if np.dtype(d).kind == 'f' else x.astype(d)
+        return quiet(f)(xs, axis=axes_of(attrs, x), keepdims=keep(attrs))
+    return value
+
+
+def mean_dtype(args, attrs):  # integer and bool means are f32 (docs/numpy_differences.md)
+    return floating(args[0].dtype)
+
+
+def mean_value(args, attrs):
+    x = args[0]
+    return quiet(np.mean)(wide(x.astype(floating(x.dtype))) if x.dtype.kind == 'f' else x.astype(np.float64),
+                          axis=axes_of(attrs, x), keepdims=keep(attrs))
+
+
+def minmax_value(f):
+    return lambda args, attrs: quiet(f)(args[0], axis=axes_of(attrs, args[0]), keepdims=keep(attrs))
+
+
+def logical_reduce(f):
+    return lambda args, attrs: f(args[0] != 0, axis=axes_of(attrs, args[0]), keepdims=keep(attrs))
+
+
+def arg_value(descending):
+    def value(args, attrs):
+        x = args[0]
+        if attrs['axis'] == 'all':
+            flat = x.reshape(-1)
+            return np.array(first_extreme(flat, descending, 0), dtype=np.int64)
+        axis = axis_of(attrs, x)
+        out = first_extreme(x, descending, axis)
+        return np.expand_dims(out, axis) if keep(attrs) else out
+    return value
+
+
+def first_extreme(x, largest, axis):
+    """The first index of the extreme along axis, NaN counting as the extreme (numpy's argmax)."""
+    if x.dtype.kind == 'f':
+        nan = np.isnan(x)
+        any_nan = nan.any(axis=axis)
+        base = np.argmax(x, axis=axis) if largest else np.argmin(x, axis=axis)
+        return np.where(any_nan, np.argmax(nan, axis=axis), base).astype(np.int64)
+    return (np.argmax(x, axis=axis) if largest else np.argmin(x, axis=axis)).astype(np.int64)
+
+
+def cumsum_value(args, attrs):
+    x = args[0]
+    d = sum_dtype(args, attrs)
+    if x.ndim == 0:
+        return x.astype(d)
+    return quiet(np.cumsum)(x.astype(d), axis=axis_of(attrs, x), dtype=d)
+
+
+def stable_order(x, axis, descending):
+    """Stable argsort, NaN the largest (PyTorch's sort(stable=True))."""
+    if x.ndim == 0:
+        return np.zeros((), dtype=np.int64)
+    t = tt(x)
+    return torch.sort(t, dim=axis, descending=descending, stable=True).indices.numpy()
+
+
+def sort_value(args, attrs):
+    x = args[0]
+    if x.ndim == 0:
+        return x
+    order = stable_order(x, axis_of(attrs, x), attrs['descending'] == '1')
+    return np.take_along_axis(x, order, axis=axis_of(attrs, x))
+
+
+def argsort_value(args, attrs):
+    return stable_order(args[0], axis_of(attrs, args[0]), attrs['descending'] == '1').astype(np.int64)
+
+
+def topk(args, attrs, values):
+    x, k = args[0], int(attrs['k'])
+    if x.ndim == 0:
+        return x if values else np.zeros((), dtype=np.int64)
+    axis = axis_of(attrs, x)
+    order = np.take(stable_order(x, axis, True), np.arange(k), axis=axis)
+    return np.take_along_axis(x, order, axis=axis) if values else order.astype(np.int64)
+
+
+def matmul_dtype(args, attrs):
+    return np.dtype(promoted(args[0], args[1]))
+
+
+def matmul_value(args, attrs):
+    d = promoted(args[0], args[1])
+    a, b = args[0].astype(d), args[1].astype(d)
+    if np.dtype(d).kind == 'f':
+        return np.matmul(wide(a), wide(b))
+    return quiet(np.matmul)(a, b)
+
+
+def softmax_value(log):
+    def value(args, attrs):
+        x = wide(args[0].astype(floating(args[0].dtype)))
+        if x.ndim == 0:
+            x = x.reshape(1)
+            squeeze = True
+        else:
+            squeeze = False
+        axis = axis_of(attrs, args[0])
+        with np.errstate(all='ignore'):
+            m = np.max(x, axis=axis, keepdims=True) if x.shape[axis] else x
+            e = np.exp(x - m)
+            s = np.sum(e, axis=axis, keepdims=True)
+            out = (x - m) - np.log(s) if log else e / s
+        return out.reshape(()) if squeeze else out
+    return value
+
+
+@quiet
+def layernorm_value(args, attrs):
+    x, g, b = (wide(a.astype(layer_dtype(args, attrs))) for a in args)
+    mean = np.mean(x, axis=-1, keepdims=True)
+    var = np.mean((x - mean) ** 2, axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + float(attrs['eps'])) * g + b
+
+
+@quiet
+def rmsnorm_value(args, attrs):
+    x, g = (wide(a.astype(layer_dtype(args, attrs))) for a in args)
+    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + float(attrs['eps'])) * g
+
+
+def mse_value(args, attrs):
+    """torch.nn.functional.mse_loss: the mean of (a - b)^2 over the broadcast shape."""
+    d = promoted(args[0], args[1])
+    a, b = wide(args[0].astype(d)), wide(args[1].astype(d))
+    return quiet(np.mean)((a - b) ** 2)
+
+
+def layer_dtype(args, attrs):
+    """x as floating, then times gamma and plus beta, each promoting as PyTorch does."""
+    d = floating(args[0].dtype)
+    for weight in args[1:]:
+        d = promoted(np.zeros(1, dtype=d), weight.reshape(-1)[:1])
+    return np.dtype(d)
+
+
+DTYPES = {'f32': np.float32, 'f64': np.float64, 'i32': np.int32, 'i64': np.int64}
+
+
+def arange_value(args, attrs):
+    """NumPy's count; floats start + i*step in f64 rounded once; integers NumPy's rule."""
+    start, stop, step, d = float(attrs['start']), float(attrs['stop']), float(attrs['step']), DTYPES[attrs['dtype']]
+    n = len(np.arange(start, stop, step, dtype=np.float64))
+    if np.dtype(d).kind == 'f':
+        return (start + np.arange(n, dtype=np.float64) * step).astype(d)
+    return np.arange(start, stop, step, dtype=d)
+
+
+def linspace_value(args, attrs):
+    return np.linspace(float(attrs['start']), float(attrs['stop']), int(attrs['num']), dtype=DTYPES[attrs['dtype']])
+
+
+def creation_dtype(args, attrs):
+    return np.dtype(DTYPES[attrs['dtype']])
+
+
+def cast_dtype(args, attrs):
+    return np.dtype({'f32': np.float32, 'f64': np.float64, 'i32': np.int32, 'i64': np.int64, 'bool': np.bool_}[attrs['dtype']])
+
+
+def remainder_exact(a, b):
+    """NumPy's %: fmod, plus b when the signs differ; integers x % 0 == 0."""
+    return np.remainder(a, b)
+
+
+@quiet
+def floor_divide_exact(a, b):
+    return np.floor_divide(a, b)  # x // 0 == 0 and INT_MIN // -1 == INT_MIN, as NumPy
+
+
+def maximum_first(a, b):
+    """NaN propagates; a tie gives the first operand, so maximum(-0.0, 0.0) is -0.0. NumPy 2 and
+    PyTorch order -0.0 below 0.0 instead (docs/numpy_differences.md)."""
+    return np.where((a >= b) | (a != a), a, b)
+
+
+def minimum_first(a, b):
+    return np.where((a <= b) | (a != a), a, b)
+
+
+def div_scalar_dtype(args, attrs):
+    return floating(scalar_dtype(args, attrs))
+
+
+def div_scalar_value(args, attrs):
+    d = div_scalar_dtype(args, attrs)
+    return quiet(np.divide)(args[0].astype(d), np.array(scalar_of(attrs)).astype(d))
+
+
+def where_dtype(args, attrs):
+    return np.dtype(to_np_dtype(torch.where(*(tt(x) for x in args)).dtype))
+
+
+@quiet
+def clamp_value(args, attrs):
+    """minimum(maximum(x, lo), hi) in the three operands' promoted dtype."""
+    x, lo, hi = (a.astype(promoted(*args)) for a in args)
+    return minimum_first(maximum_first(x, lo), hi)
+
+
+def slice_value(args, attrs):
+    x = args[0]
+    axis = axis_of(attrs, x)
+    start = int(attrs['start']) if 'start' in attrs else None
+    stop = int(attrs['stop']) if 'stop' in attrs else None
+    index = [slice(None)] * x.ndim
+    index[axis] = slice(start, stop, int(attrs['step']))
+    return x[tuple(index)]
+
+
+def unsqueeze_value(args, attrs):
+    return np.expand_dims(args[0], int(attrs['axis']) % (args[0].ndim + 1))
+
+
+def ints(text):
+    return [int(v) for v in text.split(',') if v != '']
+
+
+F = unary_float
+B = exact_binary
+S = exact_scalar
+
+# The table. One row an op; ops added to oracle_ops.cpp join here with one row.
+OPS = {
+    # creation
+    'arange': Row(creation_dtype, arange_value),
+    'linspace': Row(creation_dtype, linspace_value),
+    # unary elementwise
+    'neg': Row(same, exact_unary(np.negative)),
+    'abs': Row(same, exact_unary(np.abs)),
+    'sign': Row(same, exact_unary(lambda x: np.where(x == 0, x, np.sign(x)) if x.dtype.kind == 'f' else np.sign(x))),
+    'square': Row(same, exact_unary(lambda x: x * x)),
+    'sqrt': Row(float_of, F(np.sqrt), ulp(0.5, 0.5)),
+    'rsqrt': Row(float_of, F(lambda x: 1 / np.sqrt(x)), ulp(1.5, 1.5)),  # two roundings: 0.5 + 0.5 + 0.5 of the division
+    'reciprocal': Row(float_of, F(lambda x: 1 / x), ulp(0.5, 0.5)),
+    'exp': Row(float_of, F(np.exp), ulp(1, 1)),
+    'exp2': Row(float_of, F(np.exp2), ulp(1, 1)),
+    'expm1': Row(float_of, F(np.expm1), ulp(2, 2)),
+    'log': Row(float_of, F(np.log), ulp(1, 1)),
+    'log2': Row(float_of, F(np.log2), ulp(1, 1)),
+    'log1p': Row(float_of, F(np.log1p), ulp(2, 2)),
+    'sin': Row(float_of, F(np.sin), ulp(2, 2)),
+    'cos': Row(float_of, F(np.cos), ulp(2, 2)),
+    'tanh': Row(float_of, F(np.tanh), ulp(2, 2)),
+    'sigmoid': Row(float_of, F(sigmoid_wide), ulp(2, 2)),
+    'erf': Row(float_of, F(erf_wide), ulp(2, 3), lambda x, d: mpmath.erf(x), (2, 2)),  # f64: torch's erf first
+    'relu': Row(same, exact_unary(lambda x: np.where((x > 0) | (x != x), x, np.zeros_like(x)))),  # relu(-0.0) is +0.0
+    'gelu': Row(float_of, F(gelu_wide), ulp(2, 6), gelu_precise, (2, 4)),  # f64: through torch's erfcx first
+    'gelu_tanh': Row(float_of, F(gelu_tanh_wide), ulp(2, 4)),
+    'silu': Row(float_of, F(lambda x: x * sigmoid_wide(x)), ulp(2, 4)),
+    'softplus': Row(float_of, F(softplus_wide), ulp(2, 4)),
+    'logical_not': Row(bool_result, exact_unary(np.logical_not)),
+    'invert': Row(same, exact_unary(np.invert)),
+    'astype': Row(cast_dtype, cast_value),
+    # binary elementwise
+    'add': Row(binary_dtype, B(np.add)),
+    'sub': Row(binary_dtype, B(np.subtract)),
+    'mul': Row(binary_dtype, B(np.multiply)),
+    'div': Row(lambda a, t: floating(promoted(a[0], a[1])),
+               lambda args, attrs: quiet(np.divide)(*(x.astype(floating(promoted(args[0], args[1]))) for x in args))),
+    'floor_divide': Row(binary_dtype, B(floor_divide_exact)),
+    'remainder': Row(binary_dtype, B(remainder_exact)),
+    'maximum': Row(binary_dtype, B(maximum_first)),
+    'minimum': Row(binary_dtype, B(minimum_first)),
+    'pow': Row(pow_dtype, pow_value, ulp(2, 2)),
+    'eq': Row(bool_result, B(np.equal)),
+    'ne': Row(bool_result, B(np.not_equal)),
+    'lt': Row(bool_result, B(np.less)),
+    'le': Row(bool_result, B(np.less_equal)),
+    'gt': Row(bool_result, B(np.greater)),
+    'ge': Row(bool_result, B(np.greater_equal)),
+    'logical_and': Row(bool_result, B(np.logical_and)),
+    'logical_or': Row(bool_result, B(np.logical_or)),
+    'bitwise_and': Row(binary_dtype, B(np.bitwise_and)),
+    'bitwise_or': Row(binary_dtype, B(np.bitwise_or)),
+    'bitwise_xor': Row(binary_dtype, B(np.bitwise_xor)),
+    'left_shift': Row(binary_dtype, shift(True)),
+    'right_shift': Row(binary_dtype, shift(False)),
+    # with a weakly typed C++ scalar
+    'add_scalar': Row(scalar_dtype, S(np.add)),
+    'rsub_scalar': Row(scalar_dtype, S(lambda a, s: np.subtract(s, a))),
+    'mul_scalar': Row(scalar_dtype, S(np.multiply)),
+    'div_scalar': Row(div_scalar_dtype, div_scalar_value),
+    'lt_scalar': Row(bool_result, S(np.less)),
+    'maximum_scalar': Row(scalar_dtype, S(maximum_first)),
+    'pow_scalar': Row(scalar_dtype, pow_scalar_value, ulp(2, 2)),
+    # ternary
+    'where': Row(where_dtype, lambda a, t: np.where(a[0], a[1].astype(where_dtype(a, t)), a[2].astype(where_dtype(a, t)))),
+    'clamp': Row(lambda a, t: np.dtype(promoted(*a)), clamp_value),
+    # reductions
+    'sum': Row(sum_dtype, reduce_value(np.sum, sum_dtype), Bound('sum')),
+    'prod': Row(sum_dtype, reduce_value(np.prod, sum_dtype), Bound('prod')),
+    'mean': Row(mean_dtype, mean_value, Bound('mean')),
+    'max': Row(same, minmax_value(np.max), either_zero=True),
+    'min': Row(same, minmax_value(np.min), either_zero=True),
+    'any': Row(bool_result, logical_reduce(np.any)),
+    'all': Row(bool_result, logical_reduce(np.all)),
+    'argmax': Row(i64_result, arg_value(True)),
+    'argmin': Row(i64_result, arg_value(False)),
+    # scans and ordering
+    'cumsum': Row(sum_dtype, cumsum_value),
+    'sort': Row(same, sort_value),
+    'argsort': Row(i64_result, argsort_value),
+    'topk_values': Row(same, lambda a, t: topk(a, t, True)),
+    'topk_indices': Row(i64_result, lambda a, t: topk(a, t, False)),
+    # products and layers
+    'matmul': Row(matmul_dtype, matmul_value, Bound('matmul')),
+    'softmax': Row(layer_dtype, softmax_value(False), Bound('softmax')),
+    'log_softmax': Row(layer_dtype, softmax_value(True), Bound('log_softmax')),
+    'layernorm': Row(layer_dtype, layernorm_value, Bound('layernorm')),
+    'rmsnorm': Row(layer_dtype, rmsnorm_value, Bound('rmsnorm')),
+    'mse_loss': Row(lambda a, t: np.dtype(promoted(a[0], a[1])), mse_value, Bound('mse')),
+    # views and copies
+    'reshape': Row(same, lambda a, t: a[0].reshape(ints(t['shape']))),
+    'permute': Row(same, lambda a, t: np.transpose(a[0], ints(t['perm']))),
+    'transpose': Row(same, lambda a, t: a[0].T),
+    'expand': Row(same, lambda a, t: np.broadcast_to(a[0], [s if s != -1 else o for s, o in
+                                                            zip(ints(t['shape']), [None] * (len(ints(t['shape'])) - a[0].ndim) + list(a[0].shape))])),
+    'slice': Row(same, slice_value),
+    'flip': Row(same, lambda a, t: np.flip(a[0], axis_of(t, a[0])) if a[0].ndim else a[0]),
+    'squeeze': Row(same, lambda a, t: np.squeeze(a[0])),
+    'unsqueeze': Row(same, unsqueeze_value),
+    'detach': Row(same, lambda a, t: a[0]),
+    'contiguous': Row(same, lambda a, t: a[0]),
+    'copy': Row(same, lambda a, t: a[0]),
+}

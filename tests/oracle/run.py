@@ -1,0 +1,225 @@
+"""Runs the oracle: oracle_driver draws and evaluates programs, check.py compares them with NumPy and
+PyTorch, and each failure is minimized into a short program. Needs only python3's standard
+library itself; the peers run in --python (bench/.venv, `bash bench/setup_peers.sh`).
+
+  python3 run.py --driver build/tests/oracle/oracle_driver --python bench/.venv/bin/python \
+      --seeds 1-300 --work /tmp/oracle            # the default ctest run
+      --seed-file tests/oracle/long_run_seeds.txt  # the long run (ctest -L long)
+  python3 run.py ... --minimize PROGRAM.txt        # minimize one failing program
+
+Exit 0 when every program matched, 1 on a failure (each printed with its minimized program), 77
+when --python cannot import numpy and torch (ctest reports the test skipped, not passed).
+Seeds run in chunks, each chunk at one of the vector widths 512, 256, 128 and 2 or 1 threads.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+import ast
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WIDTHS = [('512', '2'), ('256', '1'), ('128', '2'), ('512', '1'), ('256', '2'), ('128', '1')]
+CHUNK = 25
+
+
+def parse_seeds(args):
+    if args.seeds:
+        first, last = (int(v) for v in args.seeds.split('-'))
+        return list(range(first, last + 1))
+    with open(args.seed_file) as f:
+        return [int(line.split('#')[0]) for line in f if line.split('#')[0].strip()]
+
+
+def environment(width, threads):
+    env = dict(os.environ)
+    env.update({'VECTOR_BITS': width, 'TENSORJIT_THREADS': threads, 'TENSORJIT_LOG': 'error'})
+    return env
+
+
+def run_chunk(driver, folder, seeds, width, threads):
+    """Runs the seeds; a seed whose program crashed the driver gets a .error and the rest run on."""
+    todo = list(seeds)
+    while todo:
+        result = subprocess.run([driver, 'batch', folder] + [str(s) for s in todo], env=environment(width, threads),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        done = [s for s in todo if os.path.exists(os.path.join(folder, f'{s}.npz')) or os.path.exists(os.path.join(folder, f'{s}.error'))]
+        if result.returncode == 0:
+            return
+        crashed = next((s for s in todo if s not in done), None)
+        if crashed is None:
+            return
+        with open(os.path.join(folder, f'{crashed}.error'), 'w') as f:
+            f.write(f'crash: the driver died (exit {result.returncode}) at VECTOR_BITS={width} TENSORJIT_THREADS={threads}: '
+                    f'{result.stderr.strip()[-400:]}\n')
+        todo = todo[todo.index(crashed) + 1:]
+
+
+def check(python, target):
+    result = subprocess.run([python, os.path.join(HERE, 'check.py')] + target, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=HERE)
+    failures = [json.loads(line) for line in result.stdout.splitlines() if line.startswith('{')]
+    if result.returncode not in (0, 1) or (result.returncode == 1 and not failures):
+        failures.append({'kind': 'checker', 'message': result.stderr.strip()[-2000:]})
+    return failures
+
+
+def signature(failure):
+    return (failure.get('kind', 'value'), failure.get('op'))
+
+
+def value_types(npz):
+    """{name: (dtype, shape)} of the v_ arrays of a driver's .npz, read from the .npy headers."""
+    names = {'<f4': 'f32', '<f8': 'f64', '<i4': 'i32', '<i8': 'i64', '|b1': 'bool'}
+    types = {}
+    with zipfile.ZipFile(npz) as archive:
+        for member in archive.namelist():
+            if member.startswith('v_'):
+                with archive.open(member) as f:
+                    head = f.read(512).decode('latin1')
+                header = ast.literal_eval(head[head.index('{'):head.index('}') + 1])
+                types[member[2:-4]] = (names[header['descr']], header['shape'])
+    return types
+
+
+class Minimizer:
+    """Delta debugging over statements: drop outputs and statements, turn operands into fresh
+    inputs, make inputs contiguous, as long as the program still fails the same way."""
+
+    def __init__(self, driver, python, width, threads):
+        self.driver, self.python, self.env = driver, python, environment(width, threads)
+        self.folder = tempfile.mkdtemp(prefix='tensorjit-oracle-min-')
+
+    def fails(self, lines, wanted):
+        program = os.path.join(self.folder, 'program.txt')
+        out = os.path.join(self.folder, 'out.npz')
+        if os.path.exists(out):
+            os.remove(out)
+        with open(program, 'w') as f:
+            f.write('\n'.join(lines) + '\n')
+        result = subprocess.run([self.driver, 'run', program, out], env=self.env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+        if result.returncode < 0 or result.returncode not in (0, 2, 3):
+            return wanted[0] == 'crash'
+        if result.returncode == 3:
+            return False
+        if result.returncode == 2:
+            return wanted[0] == 'error'
+        return any(signature(f) == wanted for f in check(self.python, [program, out]))
+
+    def minimize(self, text, failure, npz=None):
+        wanted = signature(failure)
+        lines = [l for l in text.splitlines() if l.strip()]
+        types = value_types(npz) if npz and os.path.exists(npz) else {}
+        if failure.get('statement') and wanted[0] != 'fused':
+            candidate = [l for l in lines if not l.startswith('out ')] + ['out ' + failure['statement']]
+            if self.fails(candidate, wanted):
+                lines = candidate
+        changed = True
+        while changed:
+            changed = False
+            for i in reversed(range(len(lines))):  # drop a line
+                candidate = lines[:i] + lines[i + 1:]
+                if candidate and any(l.startswith('out ') for l in candidate) and self.fails(candidate, wanted):
+                    lines, changed = candidate, True
+            for i, line in enumerate(lines):  # a statement replaced by an input of its dtype and shape
+                name = line.split()[0]
+                if ' = input ' in line or line.startswith('out ') or name not in types:
+                    continue
+                dtype, shape = types[name]
+                values = {'bool': 'bits', 'i32': 'small', 'i64': 'small'}.get(dtype, 'normal')
+                candidate = lines[:i] + [f'{name} = input dtype={dtype} layout=contiguous seed=1 '
+                                         f'shape={",".join(str(e) for e in shape)} values={values}'] + lines[i + 1:]
+                if self.fails(candidate, wanted):
+                    lines, changed = candidate, True
+            for i, line in enumerate(lines):  # an input laid out plainly
+                if ' = input ' in line and 'layout=contiguous' not in line:
+                    candidate = lines[:i] + [' '.join(w if not w.startswith('layout=') else 'layout=contiguous'
+                                                      for w in line.split())] + lines[i + 1:]
+                    if self.fails(candidate, wanted):
+                        lines, changed = candidate, True
+        shutil.rmtree(self.folder, ignore_errors=True)
+        return '\n'.join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument('--driver', required=True)
+    parser.add_argument('--python', required=True)
+    parser.add_argument('--seeds')
+    parser.add_argument('--seed-file')
+    parser.add_argument('--work', default=os.path.join(tempfile.gettempdir(), 'tensorjit-oracle'))
+    parser.add_argument('--minimize', help='a failing program to minimize')
+    parser.add_argument('--max-minimized', type=int, default=5)
+    args = parser.parse_args()
+    args.driver, args.python = os.path.abspath(args.driver), os.path.abspath(args.python)
+
+    probe = subprocess.run([args.python, '-c', 'import numpy, torch'], capture_output=True) if os.path.exists(args.python) else None
+    if probe is None or probe.returncode != 0:
+        print(f'SKIPPED: {args.python} cannot import numpy and torch (bash bench/setup_peers.sh installs them), '
+              'so the oracle did not run')
+        return 77
+
+    # Every op of the driver's table has a row in peer_ops.py and no row lacks its op: a new op
+    # joins both tables.
+    ours = set(subprocess.run([args.driver, 'ops'], capture_output=True, text=True, check=True).stdout.split())
+    rows = set(subprocess.run([args.python, '-c', 'import peer_ops; print(*peer_ops.OPS)'], capture_output=True,
+                              text=True, check=True, cwd=HERE).stdout.split())
+    if ours != rows:
+        print(f'oracle: ops without a row in peer_ops.py: {sorted(ours - rows)}; '
+              f'rows without an op in oracle_ops.cpp: {sorted(rows - ours)}')
+        return 1
+
+    if args.minimize:
+        with open(args.minimize) as f:
+            text = f.read()
+        npz = args.minimize[:-4] + '.npz'
+        failures = check(args.python, [args.minimize, npz]) if os.path.exists(npz) else []
+        failure = failures[0] if failures else {'kind': 'crash'}
+        print(Minimizer(args.driver, args.python, *WIDTHS[0]).minimize(text, failure, args.minimize[:-4] + '.npz'))
+        return 0
+
+    seeds = parse_seeds(args)
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+    started = time.time()
+    for c in range(0, len(seeds), CHUNK):
+        width, threads = WIDTHS[(c // CHUNK) % len(WIDTHS)]
+        run_chunk(args.driver, args.work, seeds[c:c + CHUNK], width, threads)
+    ran = time.time() - started
+    failures = check(args.python, [args.work])
+    checked = time.time() - started - ran
+
+    statements, ops = 0, set()
+    for s in seeds:
+        with open(os.path.join(args.work, f'{s}.txt')) as f:
+            for line in f:
+                words = line.split()
+                if len(words) > 2 and words[1] == '=' and words[2] != 'input':
+                    statements += 1
+                    ops.add(words[2])
+    print(f'oracle: {len(seeds)} programs, {statements} statements over {len(ops)} ops; '
+          f'{len(failures)} failures; driver {ran:.1f} s, check {checked:.1f} s')
+    by_program = {}
+    for failure in failures:
+        print('FAIL', json.dumps(failure))
+        by_program.setdefault(failure.get('program'), failure)
+    for program, failure in list(by_program.items())[:args.max_minimized]:
+        if not program:
+            continue
+        seed = int(os.path.basename(program)[:-4])
+        width, threads = WIDTHS[(seeds.index(seed) // CHUNK) % len(WIDTHS)]
+        with open(program) as f:
+            text = f.read()
+        short = Minimizer(args.driver, args.python, width, threads).minimize(text, failure, program[:-4] + '.npz')
+        print(f'\nminimized {program} (VECTOR_BITS={width} TENSORJIT_THREADS={threads}, '
+              f'{failure.get("kind", "value")} of {failure.get("op")}):\n{short}\n')
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
