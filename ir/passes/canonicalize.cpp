@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <tensorjit/ir/check.hpp>
+#include <tensorjit/ir/f32_form.hpp>
 #include <tensorjit/ir/scalar_ops.hpp>
 
 namespace tensorjit::ir {
@@ -105,6 +106,10 @@ NodePtr drop_round_trip_cast(N node) {
   return round_trip ? original : nullptr;
 }
 
+// A reduction, scan, ordering or matmul of f16/bf16 -> the same op on f32 operands, rounded once
+// (f32_form.hpp: the definition, which the interpreter evaluates): the kernels accumulate in f32.
+NodePtr compute_in_f32(N node) { return has_f32_form(node) ? f32_form(node) : nullptr; }
+
 // where with a constant condition picks one side.
 NodePtr select_constant_condition(N node) {
   const NodePtr& condition = node.input(0);
@@ -158,6 +163,16 @@ const Rule kRules[] = {
     {Op::expand, [](N n) { return x(n)->op() == Op::expand ? make_expand(x(*x(n)), n.shape()) : nullptr; }},  // expand(expand(x)) -> expand(x)
     {Op::slice, [](N n) { return is_full_slice(n) ? x(n) : nullptr; }},                    // slice of the whole axis -> x
     {Op::slice, merge_slices},                                                             // slice(slice(x)) on one axis -> slice(x)
+    {Op::reduce_sum, compute_in_f32},                                                      // sum(x: f16) -> cast(sum(cast(x, f32)), f16)
+    {Op::reduce_prod, compute_in_f32},                                                     // likewise for every reduction,
+    {Op::reduce_max, compute_in_f32},
+    {Op::reduce_min, compute_in_f32},
+    {Op::argmax, compute_in_f32},                                                          // (argmax: no cast back, i64)
+    {Op::argmin, compute_in_f32},
+    {Op::cumsum, compute_in_f32},                                                          // scan,
+    {Op::sort, compute_in_f32},                                                            // ordering
+    {Op::argsort, compute_in_f32},
+    {Op::matmul, compute_in_f32},                                                          // and product (one f32 FMA chain)
 };
 
 // kRules indexed by op, in table order.
@@ -225,8 +240,26 @@ class Canonicalizer {
           << "canonicalize: a rewrite of " << op_name(node->op()) << " changed its type from "
           << dtype_name(node->dtype()) << shape_str(node->shape()) << " to "
           << dtype_name(next->dtype()) << shape_str(next->shape());
-      node = std::move(next);
+      node = with_canonical_inputs(std::move(next));
     }
+  }
+
+  bool is_kept(const NodePtr& node) const {
+    auto bucket = kept_.find(node->hash());
+    return bucket != kept_.end() &&
+           std::find(bucket->second.begin(), bucket->second.end(), node) != bucket->second.end();
+  }
+
+  // A node a rule built: the new nodes under it (compute_in_f32's casts and op) made canonical
+  // first, bottom-up; the rule's own operands are canonical already.
+  NodePtr with_canonical_inputs(NodePtr node) {
+    std::vector<NodePtr> inputs;
+    bool changed = false;
+    for (const NodePtr& input : node->inputs()) {
+      inputs.push_back(is_kept(input) ? input : canonical(with_canonical_inputs(input)));
+      changed = changed || inputs.back() != input;
+    }
+    return changed ? node->with_inputs(std::move(inputs)) : node;
   }
 
   // The kept node with the same op, dtype, shape, attributes and (canonical) inputs, or `node`.

@@ -5,13 +5,25 @@
 #include <unordered_map>
 
 #include <tensorjit/ir/check.hpp>
+#include <tensorjit/ir/f32_form.hpp>
 
 #include "interpreter_eval.hpp"
 
 namespace tensorjit::ir {
 namespace {
 
+// f16 and bf16 reductions, scans, orderings and products: their f32 form (f32_form.hpp), over
+// inputs bound to the operands' values.
+Value evaluate_in_f32(const Node& node, std::span<const Value> inputs) {
+  std::vector<NodePtr> leaves;
+  for (const Value& value : inputs) leaves.push_back(make_input(value.buffer, value.dtype, value.layout));
+  Graph form;
+  form.outputs.push_back(f32_form(*node.with_inputs(std::move(leaves))));
+  return interpret(form)[0];
+}
+
 Value evaluate_node(const Node& node, std::span<const Value> inputs) {
+  if (has_f32_form(node)) return evaluate_in_f32(node, inputs);
   switch (category(node.op())) {
     case OpCategory::source: return evaluate_source(node);
     case OpCategory::movement: return evaluate_view(node, inputs[0]);

@@ -57,7 +57,7 @@ template <Op op> Value evaluate_op(const Node& node, std::span<const Value> inpu
   } else {
     TJ_INTERNAL_CHECK(static_cast<int>(inputs.size()) == info(op).arity)
         << "interpreter: " << op_name(op) << " has " << inputs.size() << " inputs";
-    using Apply = ScalarOp<op>;
+    using Apply = StoredOp<op>;  // f16 and bf16 compute in f32 and round
     // The value operands' dtype: the last input (where's first input is its bool condition).
     visit_dtype(inputs.back().dtype, [&](auto operand_tag) {
       using T = typename decltype(operand_tag)::type;
@@ -65,7 +65,7 @@ template <Op op> Value evaluate_op(const Node& node, std::span<const Value> inpu
         visit_dtype(node.dtype(), [&](auto result_tag) {
           using To = typename decltype(result_tag)::type;
           map_elements<To, T>(op, result, inputs,
-                              [](T x) { return Apply::template apply<To>(x); });
+                              [](T x) { return Apply::template apply_cast<To>(x); });
         });
       } else if constexpr (!accepts_operand<T>(info(op).operands)) {
         TJ_INTERNAL_CHECK(false) << "interpreter: " << op_name(op) << " does not take "

@@ -90,7 +90,9 @@ Value evaluate_matmul(const Node& node, const Value& a, const Value& b) {
   Value result = allocate_contiguous(node.dtype(), node.shape());
   visit_dtype(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (!std::is_same_v<T, bool>) multiply<T>(a, b, result, m, k, n);
+    // f16 and bf16 products run as their f32 form (f32_form.hpp, the driver).
+    if constexpr (!std::is_same_v<T, bool> && !is_storage_float_v<T>) multiply<T>(a, b, result, m, k, n);
+    else TJ_INTERNAL_CHECK(false) << "interpreter: matmul of " << dtype_name(a.dtype);
   });
   return result;
 }

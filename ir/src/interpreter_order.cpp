@@ -65,7 +65,12 @@ void order_lines(const Node& node, const Value& input, const Value& result) {
 Value evaluate_order(const Node& node, const Value& input) {
   TJ_INTERNAL_CHECK(is_order(node.op())) << "interpreter: " << op_name(node.op()) << " is not an ordering";
   Value result = allocate_contiguous(node.dtype(), node.shape());
-  visit_dtype(input.dtype, [&](auto tag) { order_lines<typename decltype(tag)::type>(node, input, result); });
+  visit_dtype(input.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    // f16 and bf16 orderings run as their f32 form (f32_form.hpp, the driver).
+    if constexpr (is_storage_float_v<T>) TJ_INTERNAL_CHECK(false) << "interpreter: sort of " << dtype_name(input.dtype);
+    else order_lines<T>(node, input, result);
+  });
   return result;
 }
 

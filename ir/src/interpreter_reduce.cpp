@@ -226,7 +226,10 @@ Value evaluate_reduce(const Node& node, const Value& input) {
       << shape_str(node.shape());
   Value result = allocate_contiguous(node.dtype(), node.shape());
   visit_dtype(input.dtype, [&](auto tag) {
-    reduce_by_op<typename decltype(tag)::type>(op, input, split, result);
+    using T = typename decltype(tag)::type;
+    // f16 and bf16 reductions run as their f32 form (f32_form.hpp, the driver).
+    if constexpr (is_storage_float_v<T>) TJ_INTERNAL_CHECK(false) << "interpreter: reduction of " << dtype_name(input.dtype);
+    else reduce_by_op<T>(op, input, split, result);
   });
   return result;
 }

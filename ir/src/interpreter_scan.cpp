@@ -45,7 +45,9 @@ Value evaluate_scan(const Node& node, const Value& input) {
     using T = typename decltype(tag)::type;
     visit_dtype(node.dtype(), [&](auto result_tag) {
       using Acc = typename decltype(result_tag)::type;
-      constexpr bool accumulates = std::is_floating_point_v<Acc> ? std::is_same_v<Acc, T>
+      // f16 and bf16 scans run as their f32 form (f32_form.hpp, the driver).
+      constexpr bool accumulates = is_storage_float_v<T> ? false
+                                 : std::is_floating_point_v<Acc> ? std::is_same_v<Acc, T>
                                                                  : std::is_same_v<Acc, std::int64_t>;
       if constexpr (accumulates) {
         scan_lines<T, Acc>(input, axis, result);

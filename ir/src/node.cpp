@@ -42,7 +42,7 @@ std::string_view operand_kind_name(OperandKind kind) {
   switch (kind) {
     case OperandKind::any: return "any dtype";
     case OperandKind::numeric: return "a numeric dtype (not bool)";
-    case OperandKind::floating: return "a floating dtype (f32 or f64)";
+    case OperandKind::floating: return "a floating dtype (f32, f64, f16 or bf16)";
     case OperandKind::integer: return "an integer dtype (i32 or i64)";
     case OperandKind::boolean: return "bool";
     case OperandKind::wide: return "i64";
@@ -384,10 +384,20 @@ std::size_t hash_attrs(const Attrs& attrs) {
 
 }  // namespace
 
+double rounded_to(DType dtype, double value) {
+  const float single = static_cast<float>(value);  // f16 and bf16 round through f32, as casts do
+  switch (dtype) {
+    case DType::f32: return single;
+    case DType::f16: return static_cast<float>(float16_t(single));
+    case DType::bf16: return static_cast<float>(bfloat16_t(single));
+    default: return value;
+  }
+}
+
 Scalar Scalar::of(DType dtype, double value) {
   Scalar s;
   if (is_floating(dtype)) {
-    s.f = dtype == DType::f32 ? static_cast<double>(static_cast<float>(value)) : value;
+    s.f = rounded_to(dtype, value);
   } else if (is_bool(dtype)) {
     s.i = value != 0 ? 1 : 0;
   } else {
@@ -405,8 +415,8 @@ Scalar Scalar::of(DType dtype, double value) {
 Scalar Scalar::of_int(DType dtype, std::int64_t value) {
   Scalar s;
   if (is_floating(dtype)) {
-    s.f = dtype == DType::f32 ? static_cast<double>(static_cast<float>(value))
-                              : static_cast<double>(value);
+    s.f = dtype == DType::f64 ? static_cast<double>(value)
+                              : rounded_to(dtype, static_cast<double>(static_cast<float>(value)));
   } else if (is_bool(dtype)) {
     s.i = value != 0 ? 1 : 0;
   } else if (dtype == DType::i32) {

@@ -15,11 +15,11 @@ using ScalarFunction = Scalar (*)(DType operand_dtype, DType result_dtype,
 
 template <Op op, typename T> Scalar apply_to_scalars(DType result_dtype,
                                                      std::span<const Scalar> operands) {
-  using Apply = ScalarOp<op>;
+  using Apply = StoredOp<op>;
   if constexpr (op == Op::cast) {
     return visit_dtype(result_dtype, [&](auto result_tag) {
       using To = typename decltype(result_tag)::type;
-      return make_scalar(Apply::template apply<To>(scalar_value<T>(operands[0])));
+      return make_scalar(Apply::template apply_cast<To>(scalar_value<T>(operands[0])));
     });
   } else if constexpr (op == Op::where) {
     return make_scalar(Apply::apply(scalar_value<bool>(operands[0]), scalar_value<T>(operands[1]),

@@ -203,7 +203,7 @@ class Parser {
   // -nan, or nan(0x<bits>) with the raw bits of the dtype's width. The result is the exact double
   // (an f32 value widened without a hardware conversion, which would quieten a signalling NaN).
   double parse_float(std::string_view token, std::size_t position, DType dtype) const {
-    bool is_f32 = dtype == DType::f32;
+    bool is_f32 = dtype == DType::f32 || is_storage_float(dtype);  // f16, bf16: printed as f32
     if (token == "nan" || token == "-nan") {
       double nan = std::numeric_limits<double>::quiet_NaN();
       return token == "nan" ? nan : -nan;
@@ -278,10 +278,10 @@ class Parser {
     std::size_t start = pos_;
     auto name = read_word();
     std::optional<DType> dtype;
-    for (DType candidate : {DType::f32, DType::f64, DType::i32, DType::i64, DType::boolean}) {
+    for (DType candidate : {DType::f32, DType::f64, DType::i32, DType::i64, DType::boolean, DType::f16, DType::bf16}) {
       if (name == dtype_name(candidate)) dtype = candidate;
     }
-    if (!dtype) fail_at(start, "expected a dtype (f32, f64, i32, i64 or bool)");
+    if (!dtype) fail_at(start, "expected a dtype (f32, f64, f16, bf16, i32, i64 or bool)");
     std::size_t shape_start = pos_;
     Shape shape = read_list("the shape");
     std::int64_t count = 1;

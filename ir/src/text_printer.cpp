@@ -45,7 +45,8 @@ std::optional<std::uint32_t> exact_float_bits(double value) {
 }
 
 std::string format_float_value(DType dtype, double value) {
-  if (dtype == DType::f32) {
+  // f16 and bf16 values are floats (Scalar::of rounds them through f32): printed as f32 is.
+  if (dtype == DType::f32 || is_storage_float(dtype)) {
     if (auto float_bits = exact_float_bits(value)) {
       auto narrowed = std::bit_cast<float>(*float_bits);
       if (std::isnan(narrowed)) return format_nan(*float_bits, kFloatQuietNan);

@@ -9,6 +9,8 @@
 #include <ostream>
 #include <unordered_map>
 
+#include <tensorjit/ir/scalar_ops.hpp>
+
 #include "runtime/src/tensor_impl.hpp"
 
 namespace tensorjit {
@@ -22,10 +24,21 @@ constexpr int kMaxDecimals = 8;
 // numpy's float format ("maxprec", unique): each value is printed with the fewest decimals that
 // identify it in its own dtype, at most kMaxDecimals; in fixed notation the decimals are padded on
 // the right with spaces to a common count, in scientific notation with zeros.
-std::string fixed_digits(double v, bool single) {
-  std::string s = single ? fmt::format("{:.{}f}", static_cast<float>(v), kMaxDecimals)
-                         : fmt::format("{:.{}f}", v, kMaxDecimals);
-  std::string shortest = single ? fmt::format("{}", static_cast<float>(v)) : fmt::format("{}", v);
+// The shortest decimal that reads back as v in `dtype` (f16 and bf16: the fewest significant
+// digits whose value rounds to v, as numpy prints float16).
+std::string shortest_digits(double v, DType dtype) {
+  if (dtype == f64) return fmt::format("{}", v);
+  if (!is_storage_float(dtype)) return fmt::format("{}", static_cast<float>(v));
+  for (int digits = 1;; ++digits) {
+    std::string s = fmt::format("{:.{}g}", v, digits);
+    if (ir::rounded_to(dtype, std::stod(s)) == v || digits >= 9) return s;
+  }
+}
+
+std::string fixed_digits(double v, DType dtype) {
+  std::string s = dtype != f64 ? fmt::format("{:.{}f}", static_cast<float>(v), kMaxDecimals)
+                               : fmt::format("{:.{}f}", v, kMaxDecimals);
+  std::string shortest = shortest_digits(v, dtype);
   // The shortest round-trip form wins when it is plain decimal with few enough decimals.
   auto point = shortest.find('.');
   if (shortest.find_first_of("eE") == std::string::npos &&
@@ -41,7 +54,7 @@ std::string fixed_digits(double v, bool single) {
 int decimals_of(const std::string& fixed) { return static_cast<int>(fixed.size() - fixed.find('.') - 1); }
 
 struct FloatFormat {
-  bool single = false;
+  DType dtype = f32;
   bool scientific = false;
   int decimals = 0;
   std::string format(double v) const {
@@ -54,14 +67,14 @@ struct FloatFormat {
       if (decimals == 0) mantissa += '.';
       return mantissa + s.substr(e);
     }
-    std::string s = fixed_digits(v, single);
+    std::string s = fixed_digits(v, dtype);
     return s + std::string(static_cast<std::size_t>(decimals - decimals_of(s)), ' ');
   }
 };
 
-FloatFormat choose_float_format(const std::vector<double>& values, bool single) {
+FloatFormat choose_float_format(const std::vector<double>& values, DType dtype) {
   FloatFormat f;
-  f.single = single;
+  f.dtype = dtype;
   double max_abs = 0, min_abs = INFINITY;
   for (double v : values) {
     if (!std::isfinite(v)) continue;
@@ -75,9 +88,9 @@ FloatFormat choose_float_format(const std::vector<double>& values, bool single) 
       if (v == 0) continue;
       std::string s = fmt::format("{:.{}e}", v, kMaxDecimals);
       std::string mantissa = s.substr(0, s.find('e'));
-      f.decimals = std::max(f.decimals, decimals_of(fixed_digits(std::stod(mantissa), single)));
+      f.decimals = std::max(f.decimals, decimals_of(fixed_digits(std::stod(mantissa), dtype)));
     } else {
-      f.decimals = std::max(f.decimals, decimals_of(fixed_digits(v, single)));
+      f.decimals = std::max(f.decimals, decimals_of(fixed_digits(v, dtype)));
     }
   }
   return f;
@@ -116,7 +129,7 @@ class Printer {
     if (floating) {
       std::vector<double> values;
       for (const auto& s : shown) values.push_back(read<double>(value, s.element));
-      format_ = choose_float_format(values, t.dtype() == f32);
+      format_ = choose_float_format(values, t.dtype());
     }
     for (const auto& s : shown) {
       std::string text = floating             ? format_.format(read<double>(value, s.element))
@@ -140,7 +153,7 @@ class Printer {
   template <typename T> static T read(const ir::Value& value, std::int64_t element) {
     return visit_dtype(value.dtype, [&](auto tag) {
       using Stored = typename decltype(tag)::type;
-      return static_cast<T>(static_cast<const Stored*>(value.buffer->data())[element]);
+      return static_cast<T>(ir::widen(static_cast<const Stored*>(value.buffer->data())[element]));
     });
   }
 

@@ -2,6 +2,7 @@
 #include <tensorjit/tensor.hpp>
 
 #include <tensorjit/ir/check.hpp>
+#include <tensorjit/ir/scalar_ops.hpp>
 
 #include "runtime/src/executor.hpp"
 #include "runtime/src/tensor_impl.hpp"
@@ -29,11 +30,7 @@ template <typename T> T read_as(const ir::Value& value, std::int64_t element) {
   return visit_dtype(value.dtype, [&](auto tag) -> T {
     using S = typename decltype(tag)::type;
     S stored = static_cast<const S*>(value.buffer->data())[element];
-    if constexpr (std::is_floating_point_v<S> && std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-      return static_cast<T>(ir::Scalar::of(dtype_of<T>(), static_cast<double>(stored)).i);
-    } else {
-      return static_cast<T>(stored);
-    }
+    return ir::StoredOp<ir::Op::cast>::apply_cast<T>(stored);
   });
 }
 
@@ -106,6 +103,8 @@ TENSORJIT_INSTANTIATE_READS(double)
 TENSORJIT_INSTANTIATE_READS(std::int32_t)
 TENSORJIT_INSTANTIATE_READS(std::int64_t)
 TENSORJIT_INSTANTIATE_READS(bool)
+TENSORJIT_INSTANTIATE_READS(float16_t)
+TENSORJIT_INSTANTIATE_READS(bfloat16_t)
 #undef TENSORJIT_INSTANTIATE_READS
 
 void eval(const std::vector<Tensor>& tensors) { detail::evaluate(tensors); }

@@ -25,12 +25,20 @@ using tensorjit::DType;
 
 namespace {
 
-constexpr DType kDTypes[] = {DType::f32, DType::f64, DType::i32, DType::i64, DType::boolean};
+constexpr DType kDTypes[] = {DType::f32, DType::f64, DType::i32, DType::i64, DType::boolean, DType::f16, DType::bf16};
 
 template <typename T> std::vector<T> special_values() {
   using limits = std::numeric_limits<T>;
   if constexpr (std::is_same_v<T, bool>) {
     return {false, true};
+  } else if constexpr (tensorjit::is_storage_float_v<T>) {
+    // The float cases rounded (to inf, 0 or the nearest value), and the 16-bit types' own edges:
+    // subnormals, the least normal, the largest finite, a signalling NaN.
+    std::vector<T> values;
+    for (float value : special_values<float>()) values.push_back(T(value));
+    for (std::uint16_t bits : {0x0001, 0x8001, 0x03FF, 0x0400, 0x7BFF, 0xFBFF, 0x007F, 0x0080, 0x7F7F, 0x7C01, 0x7F81})
+      values.push_back(T::from_bits(bits));
+    return values;
   } else if constexpr (std::is_floating_point_v<T>) {
     return {limits::quiet_NaN(), -limits::quiet_NaN(), limits::infinity(), -limits::infinity(),
             T(0), T(-0.0), limits::denorm_min(), -limits::denorm_min(), limits::min(),
@@ -47,6 +55,8 @@ template <typename T> std::vector<T> special_values() {
 template <typename T> T random_value(std::mt19937_64& rng) {
   if constexpr (std::is_same_v<T, bool>) {
     return rng() % 2 == 0;
+  } else if constexpr (tensorjit::is_storage_float_v<T>) {
+    return T(random_value<float>(rng));
   } else if constexpr (std::is_floating_point_v<T>) {
     return static_cast<T>(std::uniform_real_distribution<double>(-30.0, 30.0)(rng));
   } else {

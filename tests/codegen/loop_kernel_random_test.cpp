@@ -10,6 +10,7 @@
 #include <random>
 #include <unordered_map>
 
+#include <tensorjit/ir/text.hpp>
 #include <tensorjit/ir/view.hpp>
 
 #include "codegen_test_support.hpp"
@@ -145,6 +146,7 @@ int check_random_graphs(codegen::Jit& jit, std::uint64_t first_seed, int count) 
       const auto reference = contiguous_bytes(expected[j]);
       const DType dtype = graph.outputs[j]->dtype();
       const auto at = first_difference(dtype, actual[j], reference);
+      INFO("graph:\n" << ir::print(graph));
       INFO("output " << j << " " << tensorjit::dtype_name(dtype)
                      << ir::shape_str(graph.outputs[j]->shape()) << " differs at element " << at
                      << ": kernel " << codegen::testing::element_text(dtype, actual[j], at)

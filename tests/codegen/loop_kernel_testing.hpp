@@ -85,6 +85,14 @@ inline std::int64_t first_difference(DType dtype, const std::vector<unsigned cha
       std::memcpy(&u, x, 8);
       std::memcpy(&v, y, 8);
       if (std::isnan(u) && std::isnan(v)) continue;
+    } else if (is_storage_float(dtype)) {
+      std::uint16_t u, v;
+      std::memcpy(&u, x, 2);
+      std::memcpy(&v, y, 2);
+      auto widen = [&](std::uint16_t bits) {
+        return dtype == DType::f16 ? float_from_f16_bits(bits) : float_from_bf16_bits(bits);
+      };
+      if (std::isnan(widen(u)) && std::isnan(widen(v))) continue;
     }
     return static_cast<std::int64_t>(i);
   }
@@ -104,6 +112,8 @@ inline std::string element_text(DType dtype, const std::vector<unsigned char>& b
     case DType::i32: { std::int32_t v; std::memcpy(&v, p, 4); text = std::to_string(v); break; }
     case DType::i64: { std::int64_t v; std::memcpy(&v, p, 8); text = std::to_string(v); break; }
     case DType::boolean: text = std::to_string(static_cast<int>(*p)); break;
+    case DType::f16: text = std::to_string(float_from_f16_bits(static_cast<std::uint16_t>(bits))); break;
+    case DType::bf16: text = std::to_string(float_from_bf16_bits(static_cast<std::uint16_t>(bits))); break;
   }
   char hex[24];
   std::snprintf(hex, sizeof hex, " [0x%llx]", static_cast<unsigned long long>(bits));

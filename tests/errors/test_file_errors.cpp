@@ -52,6 +52,14 @@ TEST_CASE("file errors: a missing file names the path") {
                        doctest::Contains("check that the folder exists"), tj::Error);
 }
 
+TEST_CASE("npy and npz errors: numpy has no bf16, and saving one says what to do instead") {
+  TempFolder folder;
+  const tj::Tensor t = tj::zeros({2}).astype(tj::bf16);
+  CHECK_THROWS_WITH_AS(tj::save_npy(folder / "t.npy", t), doctest::Contains("numpy has no bf16 dtype; save the tensor as f32"), tj::Error);
+  CHECK_THROWS_WITH_AS(tj::save_npz(folder / "t.npz", {{"w", t}}), doctest::Contains("tensor 'w': numpy has no bf16"), tj::Error);
+  CHECK(!std::filesystem::exists(folder / "t.npy"));
+}
+
 TEST_CASE("npy errors: empty, wrong magic, truncated, bad header, bad dtype, overflow") {
   TempFolder folder;
   const std::string dict_end = "'fortran_order': False, 'shape': (2,), }";
@@ -79,9 +87,9 @@ TEST_CASE("npy errors: empty, wrong magic, truncated, bad header, bad dtype, ove
   CHECK(contains(npy_error(folder, npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}")),
                  "unexpected key 'x'"));
   CHECK(contains(npy_error(folder, npy_with("{'descr': '<f4, " + dict_end)), "malformed .npy header"));
-  const std::string f16 = npy_error(folder, npy_with("{'descr': '<f2', " + dict_end, "abcd"));
-  CHECK(contains(f16, "dtype '<f2' is not supported"));
-  CHECK(contains(f16, "astype"));
+  const std::string complex = npy_error(folder, npy_with("{'descr': '<c8', " + dict_end, "abcdefghabcdefgh"));
+  CHECK(contains(complex, "dtype '<c8' is not supported"));
+  CHECK(contains(complex, "astype"));
   CHECK(contains(npy_error(folder, npy_with("{'descr': '<U3', " + dict_end)), "dtype '<U3'"));
   CHECK(contains(npy_error(folder, npy_with("{'descr': [('a', '<f4')], " + dict_end)), "structured dtypes"));
 }
@@ -175,8 +183,8 @@ TEST_CASE("safetensors errors: header length, JSON, dtypes, shapes, offsets") {
   CHECK(contains(safetensors_error(folder, "{\"t\": {"), "not valid JSON"));
   CHECK(contains(safetensors_error(folder, "[1, 2]"), "not an object of tensors"));
   CHECK(contains(safetensors_error(folder, R"({"t": 3})"), "tensor 't': its entry must be an object"));
-  const std::string f16 = safetensors_error(folder, one_tensor("F16", "[2]", "[0,4]"), "abcd");
-  CHECK(contains(f16, "tensor 't': dtype F16 is not supported"));
+  const std::string f8 = safetensors_error(folder, one_tensor("F8_E4M3", "[2]", "[0,2]"), "ab");
+  CHECK(contains(f8, "tensor 't': dtype F8_E4M3 is not supported"));
   CHECK(contains(safetensors_error(folder, one_tensor("F32", "[-2]", "[0,8]")), "non-negative int64"));
   CHECK(contains(safetensors_error(folder, one_tensor("F32", "[\"2\"]", "[0,8]")), "non-negative int64"));
   CHECK(contains(safetensors_error(folder, one_tensor("F32", "[4294967296, 4294967296]", "[0,8]")), "overflows int64"));

@@ -72,7 +72,9 @@ template <typename T> std::vector<T> evaluate(const NodePtr& node) {
 }
 
 template <typename T> bool same_bits(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (is_storage_float_v<T>) {
+    return a.bits == b.bits || (std::isnan(static_cast<float>(a)) && std::isnan(static_cast<float>(b)));
+  } else if constexpr (std::is_floating_point_v<T>) {
     if (std::isnan(a) && std::isnan(b)) return true;
     return std::memcmp(&a, &b, sizeof(T)) == 0;
   } else {

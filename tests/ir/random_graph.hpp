@@ -44,7 +44,8 @@ struct RandomGraphOptions {
   std::int64_t max_elements = 256;  // per node
   double zero_extent_probability = 0.03;  // per extent of a fresh shape
   // The dtypes of sources and operands; comparisons still give bool, argmax i64, integer sums i64.
-  std::vector<DType> dtypes = {DType::f32, DType::f64, DType::i32, DType::i64, DType::boolean};
+  std::vector<DType> dtypes = {DType::f32, DType::f64, DType::i32, DType::i64, DType::boolean,
+                               DType::f16, DType::bf16};
   // Ops never picked at random (say, ops a backend does not lower yet). The casts and expands the
   // builder inserts to fit operands to an op still appear.
   std::vector<ir::Op> excluded_ops;
@@ -60,6 +61,18 @@ template <typename T> T random_element(std::mt19937_64& rng, bool special_values
   std::uniform_int_distribution<int> percent(0, 99);
   if constexpr (std::is_same_v<T, bool>) {
     return percent(rng) < 50;
+  } else if constexpr (is_storage_float_v<T>) {
+    // The edge cases of the 16-bit types (their float ones round to 0 or inf): the least
+    // subnormal, the largest subnormal, the least normal, the largest finite, inf, NaN, -0.
+    constexpr bool half = std::is_same_v<T, float16_t>;
+    if (special_values && percent(rng) < 16) {
+      const std::uint16_t specials[] = {0x0001, 0x8001, half ? 0x03FF : 0x007F, half ? 0x0400 : 0x0080,
+                                        half ? 0x7BFF : 0x7F7F, half ? 0xFBFF : 0xFF7F,
+                                        half ? 0x7C00 : 0x7F80, half ? 0xFC00 : 0xFF80,
+                                        half ? 0x7E00 : 0x7FC0, 0x8000, 0x0000};
+      return T::from_bits(specials[std::uniform_int_distribution<std::size_t>(0, std::size(specials) - 1)(rng)]);
+    }
+    return T(random_element<float>(rng, false));
   } else if constexpr (std::is_floating_point_v<T>) {
     using limits = std::numeric_limits<T>;
     if (special_values && percent(rng) < 16) {
@@ -255,7 +268,7 @@ class RandomGraphBuilder {
   }
 
   template <typename T> double random_start_or_step() {
-    return static_cast<double>(uniform(-6, 6)) / (std::is_floating_point_v<T> && chance(0.5) ? 4 : 1);
+    return static_cast<double>(uniform(-6, 6)) / ((std::is_floating_point_v<T> || is_storage_float_v<T>) && chance(0.5) ? 4 : 1);
   }
 
   ir::NodePtr source(DType dtype, const ir::Shape& shape) {
@@ -270,7 +283,8 @@ class RandomGraphBuilder {
       ir::Scalar value = visit_dtype(dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
         T element = random_element<T>(rng_, options_.special_values);
-        if constexpr (std::is_floating_point_v<T>) return ir::Scalar::of(dtype, element);
+        if constexpr (is_storage_float_v<T>) return ir::Scalar::of(dtype, static_cast<float>(element));
+        else if constexpr (std::is_floating_point_v<T>) return ir::Scalar::of(dtype, element);
         else return ir::Scalar::of_int(dtype, static_cast<std::int64_t>(element));
       });
       if (chance(0.5) || shape.empty()) return add(ir::make_constant(dtype, shape, value));

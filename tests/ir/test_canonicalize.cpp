@@ -70,7 +70,10 @@ ir::NodePtr special_input(DType dtype, std::int64_t count, std::mt19937_64& rng)
     using T = typename decltype(tag)::type;
     using limits = std::numeric_limits<T>;
     std::vector<T> values;
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (tensorjit::is_storage_float_v<T>) {
+      for (float v : {INFINITY, -INFINITY, -0.0f, 0.0f, 65504.0f, 1e-7f, 1.0f, -1.0f, 0.5f, 2.0f, -3.0f, NAN})
+        values.push_back(T(v));
+    } else if constexpr (std::is_floating_point_v<T>) {
       values = {limits::quiet_NaN(), -limits::quiet_NaN(), limits::infinity(), -limits::infinity(),
                 T(-0.0), T(0.0), limits::denorm_min(), -limits::denorm_min(), limits::min(),
                 limits::max(), limits::lowest(), T(1), T(-1), T(0.5), T(2), T(-3)};

@@ -25,6 +25,12 @@ namespace {
 // The extremes of T, their negations, and values where an op changes regime (exp's overflow and
 // underflow, softplus's threshold, shift counts, the cancelling arguments of the composites).
 template <typename T> std::vector<T> extreme_values() {
+  if constexpr (tensorjit::is_storage_float_v<T>) {  // f16, bf16: the float extremes, rounded
+    std::vector<T> values;
+    for (float value : extreme_values<float>()) values.push_back(T(value));
+    for (std::uint16_t bits : {0x0001, 0x8001, 0x0400, 0x7BFF, 0x7F7F}) values.push_back(T::from_bits(bits));
+    return values;
+  } else {
   using limits = std::numeric_limits<T>;
   if constexpr (std::is_same_v<T, bool>) {
     return {false, true};
@@ -46,11 +52,12 @@ template <typename T> std::vector<T> extreme_values() {
     values.push_back(limits::quiet_NaN());
     return values;
   }
+  }
 }
 
 template <typename T> bool same_bits(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(a) && std::isnan(b)) return true;
+  if constexpr (std::is_floating_point_v<T> || tensorjit::is_storage_float_v<T>) {
+    if (std::isnan(ir::widen(a)) && std::isnan(ir::widen(b))) return true;
   }
   return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
@@ -131,7 +138,7 @@ template <typename T, typename Result> void check_binary(ir::Op op) {
 // A cast of every value of From to every dtype.
 template <typename From> void check_casts() {
   const std::vector<From> values = extreme_values<From>();
-  for (DType to : {DType::f32, DType::f64, DType::i32, DType::i64, DType::boolean}) {
+  for (DType to : {DType::f32, DType::f64, DType::i32, DType::i64, DType::boolean, DType::f16, DType::bf16}) {
     CAPTURE(tensorjit::dtype_name(to));
     std::vector<ir::NodePtr> outputs;
     for (From value : values) outputs.push_back(ir::make_cast(constant_of(value), to));
@@ -144,7 +151,7 @@ template <typename From> void check_casts() {
 
 // Runs `check` with the C++ type of every dtype that `op`'s operands may have.
 template <typename Check> void for_each_operand_type(ir::Op op, Check check) {
-  for (DType dtype : {DType::f32, DType::f64, DType::i32, DType::i64, DType::boolean}) {
+  for (DType dtype : {DType::f32, DType::f64, DType::i32, DType::i64, DType::boolean, DType::f16, DType::bf16}) {
     tensorjit::visit_dtype(dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
       if (!ir::accepts_operand<T>(ir::info(op).operands)) return;

@@ -58,7 +58,7 @@ TEST_CASE("random_graph: over many seeds, every op, dtype and edge case appears"
     }
   }
   CHECK(static_cast<int>(ops.size()) == ir::kOpCount);
-  CHECK(dtypes.size() == 5);
+  CHECK(dtypes.size() == static_cast<std::size_t>(tensorjit::kDTypeCount));
   CHECK(zero_extent);
   CHECK(prime_extent);
   CHECK(negative_step);

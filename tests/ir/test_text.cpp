@@ -320,7 +320,7 @@ TEST_CASE("text: each malformed text names its line, column and what was expecte
        "line 2, column 20: expected a shape whose element count fits in int64"},
       {one_node_graph("  %1 = constant f32[1, 1, 1, 1, 1, 1, 1, 1, 1] value=1\n"), "line 2, column 45: expected at most 8 entries in the shape"},
       {one_node_graph("  %1 = constant f32[-1] value=1\n"), "line 2, column 20: expected non-negative extents"},
-      {one_node_graph("  %1 = constant f33[] value=1\n"), "line 2, column 17: expected a dtype (f32, f64, i32, i64 or bool), found 'f33'"},
+      {one_node_graph("  %1 = constant f33[] value=1\n"), "line 2, column 17: expected a dtype (f32, f64, f16, bf16, i32, i64 or bool), found 'f33'"},
       {one_node_graph(input + "  %1 = neg f64[2] %0\n"), "line 3, column 12: the line says f64[2] but neg gives f32[2]"},
       {one_node_graph(input + "  %1 = permute f32[2] %0\n"), "line 3, column 25: expected attribute 'perm=' (permute needs it), found the end of the line"},
       {one_node_graph(input + "  %1 = neg f32[2] %0 axis=1\n"), "line 3, column 22: expected only the attributes neg takes ('axis' is not one)"},

@@ -11,10 +11,13 @@
 
 namespace file_test {
 
-inline std::vector<std::pair<std::string, tensorjit::Tensor>> sample_tensors() {
+// bf16 only where the format has it (safetensors; numpy has no bf16).
+inline std::vector<std::pair<std::string, tensorjit::Tensor>> sample_tensors(bool with_bf16 = false) {
   namespace tj = tensorjit;
   std::vector<std::pair<std::string, tj::Tensor>> samples;
-  for (tj::DType dtype : {tj::f32, tj::f64, tj::i32, tj::i64, tj::boolean}) {
+  std::vector<tj::DType> dtypes = {tj::f32, tj::f64, tj::i32, tj::i64, tj::boolean, tj::f16};
+  if (with_bf16) dtypes.push_back(tj::bf16);
+  for (tj::DType dtype : dtypes) {
     const std::string name(tj::dtype_name(dtype));
     // Fractions, negatives and zeros, so that every dtype holds distinct and false values.
     auto values = [&](std::int64_t n) { return ((tj::arange(0, double(n), 1, tj::f64) - 3) * 0.75).astype(dtype); };

@@ -21,7 +21,7 @@ std::string safetensors_file(const std::string& header, const std::string& data)
 TEST_CASE("safetensors: every dtype and shape round-trips exactly, as views on the mapped file") {
   TempFolder folder;
   std::map<std::string, tj::Tensor> tensors;
-  for (const auto& [name, tensor] : sample_tensors()) tensors.emplace(name, tensor);
+  for (const auto& [name, tensor] : sample_tensors(/*with_bf16=*/true)) tensors.emplace(name, tensor);
   const std::string path = folder / "all.safetensors";
   tj::save_safetensors(path, tensors, {{"format", "pt"}, {"note", "made by tensorjit"}});
   const std::string bytes = read_bytes(path);
@@ -29,8 +29,8 @@ TEST_CASE("safetensors: every dtype and shape round-trips exactly, as views on t
   for (int i = 8; i-- > 0;) header_length = header_length << 8 | static_cast<unsigned char>(bytes[i]);
   CHECK((8 + header_length) % 8 == 0);
   CHECK(bytes.find("\"__metadata__\":{\"format\":\"pt\",\"note\":\"made by tensorjit\"}") != std::string::npos);
-  // Data in sorted name order: bool_cube's bytes come first.
-  CHECK(bytes.find("\"bool_cube\":{\"data_offsets\":[0,24]") != std::string::npos);
+  // Data in sorted name order: bf16_cube's bytes come first (24 elements of 2 bytes).
+  CHECK(bytes.find("\"bf16_cube\":{\"data_offsets\":[0,48]") != std::string::npos);
   const auto loaded = tj::load_safetensors(path);
   REQUIRE(loaded.size() == tensors.size());
   for (const auto& [name, tensor] : tensors) check_same(loaded.at(name), tensor, name);

@@ -33,6 +33,11 @@ inline std::vector<unsigned char> bytes_of(const ir::Value& v) {
       p = reinterpret_cast<const unsigned char*>(&nan32);
     if (v.dtype == DType::f64 && std::isnan(*reinterpret_cast<const double*>(p)))
       p = reinterpret_cast<const unsigned char*>(&nan64);
+    static const std::uint16_t nan16 = 0x7E00, nan_bf16 = 0x7FC0;
+    if (v.dtype == DType::f16 && std::isnan(static_cast<float>(*reinterpret_cast<const float16_t*>(p))))
+      p = reinterpret_cast<const unsigned char*>(&nan16);
+    if (v.dtype == DType::bf16 && std::isnan(static_cast<float>(*reinterpret_cast<const bfloat16_t*>(p))))
+      p = reinterpret_cast<const unsigned char*>(&nan_bf16);
     out.insert(out.end(), p, p + size);
   }
   return out;

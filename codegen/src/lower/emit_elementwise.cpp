@@ -8,6 +8,7 @@
 #include <tensorjit/ir/scalar_ops.hpp>
 
 #include "codegen/src/lower/emit_philox.hpp"
+#include "codegen/src/lower/storage_float.hpp"
 #include "codegen/src/vector_math/vector_math.hpp"
 
 namespace tensorjit::codegen {
@@ -16,6 +17,9 @@ namespace {
 using ir::Op;
 
 unsigned element_bits(DType dtype) { return static_cast<unsigned>(itemsize(dtype) * 8); }
+
+// The dtype an op computes in: f32 for f16 and bf16 (dtype.hpp), the dtype itself otherwise.
+DType compute_dtype(DType dtype) { return is_storage_float(dtype) ? DType::f32 : dtype; }
 
 }  // namespace
 
@@ -26,14 +30,16 @@ llvm::Type* memory_element_type(llvm::LLVMContext& context, DType dtype) {
     case DType::i32: return llvm::Type::getInt32Ty(context);
     case DType::i64: return llvm::Type::getInt64Ty(context);
     case DType::boolean: return llvm::Type::getInt8Ty(context);
+    case DType::f16:
+    case DType::bf16: return storage_element_type(context, dtype);
   }
   TJ_INTERNAL_CHECK(false) << "loop kernel: unknown dtype";
   return nullptr;  // not reached: the check throws
 }
 
 llvm::Type* register_type(llvm::LLVMContext& context, DType dtype, unsigned lanes) {
-  llvm::Type* element =
-      is_bool(dtype) ? llvm::Type::getInt1Ty(context) : memory_element_type(context, dtype);
+  llvm::Type* element = is_bool(dtype) ? llvm::Type::getInt1Ty(context)
+                                       : memory_element_type(context, compute_dtype(dtype));
   return lanes == 1 ? element : llvm::FixedVectorType::get(element, lanes);
 }
 
@@ -49,8 +55,7 @@ bool is_per_lane_op(Op op, DType operand_dtype) {
 
 llvm::Value* ElementwiseEmitter::float_constant(DType dtype, double value) {
   llvm::Type* type = register_type(module_.getContext(), dtype, lanes_);
-  if (dtype == DType::f32)
-    return llvm::ConstantFP::get(type, static_cast<double>(static_cast<float>(value)));
+  if (dtype != DType::f64) return llvm::ConstantFP::get(type, ir::rounded_to(dtype, value));
   return llvm::ConstantFP::get(type, value);
 }
 
@@ -71,6 +76,8 @@ llvm::Value* ElementwiseEmitter::constant(DType dtype, const ir::Scalar& value) 
     case DType::i32: return integer_constant(dtype, ir::scalar_value<std::int32_t>(value));
     case DType::i64: return integer_constant(dtype, ir::scalar_value<std::int64_t>(value));
     case DType::boolean: return integer_constant(dtype, ir::scalar_value<bool>(value) ? 1 : 0);
+    case DType::f16:
+    case DType::bf16: return float_constant(dtype, value.f);  // rounded as scalar_value<T> rounds
   }
   TJ_INTERNAL_CHECK(false) << "loop kernel: unknown dtype";
   return nullptr;  // not reached: the check throws
@@ -79,11 +86,13 @@ llvm::Value* ElementwiseEmitter::constant(DType dtype, const ir::Scalar& value) 
 // ---- memory ----
 
 llvm::Value* ElementwiseEmitter::from_memory(DType dtype, llvm::Value* value) {
+  if (is_storage_float(dtype)) return widen_storage_float(builder_, dtype, value);
   if (!is_bool(dtype)) return value;
   return builder_.CreateICmpNE(value, llvm::Constant::getNullValue(value->getType()));
 }
 
 llvm::Value* ElementwiseEmitter::to_memory(DType dtype, llvm::Value* value) {
+  if (is_storage_float(dtype)) return narrow_storage_float(builder_, dtype, value);
   if (!is_bool(dtype)) return value;
   llvm::Type* bytes = memory_element_type(module_.getContext(), dtype);
   if (lanes_ != 1) bytes = llvm::FixedVectorType::get(bytes, lanes_);
@@ -96,6 +105,10 @@ llvm::Value* ElementwiseEmitter::to_memory(DType dtype, llvm::Value* value) {
 // and saturates, NaN -> 0 (exactly llvm.fptosi.sat); integers wrap; floats round to nearest.
 llvm::Value* ElementwiseEmitter::emit_cast(DType to, DType from, llvm::Value* x) {
   if (to == from) return x;
+  if (is_storage_float(to) || is_storage_float(from)) {  // through f32, as StoredOp<cast>
+    llvm::Value* single = emit_cast(compute_dtype(to), compute_dtype(from), x);
+    return is_storage_float(to) ? round_to_storage_float(builder_, to, single) : single;
+  }
   llvm::Type* target = register_type(module_.getContext(), to, lanes_);
   if (is_bool(to)) {
     if (is_floating(from)) return builder_.CreateFCmpUNE(x, float_constant(from, 0.0));
@@ -322,11 +335,17 @@ llvm::Value* ElementwiseEmitter::emit(Op op, DType result_dtype, DType operand_d
   if (op == Op::cast) return emit_cast(result_dtype, operand_dtype, operands[0]);
   if (op == Op::where) return builder_.CreateSelect(operands[0], operands[1], operands[2]);
   if (op == Op::philox) return emit_philox_word(builder_, operands[0], operands[1]);
-  if (vector_math::has_vector_math(op, operand_dtype)) {
-    return vector_math::emit_vector_math(builder_, module_, lanes_, op, operand_dtype, operands);
+  // f16 and bf16 operands are f32 values: the op computes in f32, its result is rounded back.
+  const DType compute = compute_dtype(operand_dtype);
+  llvm::Value* result = nullptr;
+  if (vector_math::has_vector_math(op, compute)) {
+    result = vector_math::emit_vector_math(builder_, module_, lanes_, op, compute, operands);
+  } else if (ir::info(op).arity == 1) {
+    result = emit_unary(op, compute, operands[0]);
+  } else {
+    result = emit_binary(op, compute, operands[0], operands[1]);
   }
-  if (ir::info(op).arity == 1) return emit_unary(op, operand_dtype, operands[0]);
-  return emit_binary(op, operand_dtype, operands[0], operands[1]);
+  return is_storage_float(result_dtype) ? round_to_storage_float(builder_, result_dtype, result) : result;
 }
 
 }  // namespace tensorjit::codegen

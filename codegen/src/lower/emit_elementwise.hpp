@@ -19,7 +19,8 @@
 
 namespace tensorjit::codegen {
 
-// Register types: f32 float, f64 double, i32, i64, bool i1 (memory holds bool as an i8 0 or 1).
+// Register types: f32 float, f64 double, i32, i64, bool i1 (memory holds bool as an i8 0 or 1),
+// f16 and bf16 float (memory holds half and i16: storage_float.hpp).
 // `lanes` == 1 means a scalar, otherwise <lanes x T>.
 llvm::Type* register_type(llvm::LLVMContext& context, DType dtype, unsigned lanes);
 // The element type in memory (bool is i8).
@@ -43,7 +44,8 @@ class ElementwiseEmitter {
   llvm::Value* emit(ir::Op op, DType result_dtype, DType operand_dtype,
                     std::span<llvm::Value* const> operands);
 
-  // Memory <-> registers: bool widens from i8 (x != 0) and narrows to i8 0/1; others unchanged.
+  // Memory <-> registers: bool widens from i8 (x != 0) and narrows to i8 0/1; f16 and bf16 widen
+  // to f32 and round back; others unchanged.
   llvm::Value* from_memory(DType dtype, llvm::Value* value);
   llvm::Value* to_memory(DType dtype, llvm::Value* value);
 

@@ -35,6 +35,8 @@ std::string constant_bits(DType dtype, const ir::Scalar& value) {
       text << static_cast<std::uint64_t>(ir::scalar_value<std::int64_t>(value));
       break;
     case DType::boolean: text << (ir::scalar_value<bool>(value) ? 1 : 0); break;
+    case DType::f16: text << ir::scalar_value<float16_t>(value).bits; break;
+    case DType::bf16: text << ir::scalar_value<bfloat16_t>(value).bits; break;
   }
   return text.str();
 }

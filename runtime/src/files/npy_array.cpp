@@ -28,7 +28,7 @@ void set_dtype(StoredTensor& stored, const std::string& descr, const std::string
   constexpr Known kKnown[] = {{"f4", DType::f32, Conversion::none}, {"f8", DType::f64, Conversion::none},
                               {"i4", DType::i32, Conversion::none}, {"i8", DType::i64, Conversion::none},
                               {"b1", DType::boolean, Conversion::none}, {"u1", DType::i32, Conversion::from_u8},
-                              {"i1", DType::i32, Conversion::from_i8}};
+                              {"i1", DType::i32, Conversion::from_i8}, {"f2", DType::f16, Conversion::none}};
   for (const Known& known : kKnown) {
     if (type != known.type || !(little || big)) continue;
     stored.dtype = known.dtype;
@@ -36,7 +36,7 @@ void set_dtype(StoredTensor& stored, const std::string& descr, const std::string
     stored.conversion = one_byte ? known.one_byte : big ? Conversion::swap_bytes : Conversion::none;
     return;
   }
-  TJ_FAIL() << where << ": dtype '" << descr << "' is not supported; tensorjit loads <f4 <f8 <i4 <i8 |b1 "
+  TJ_FAIL() << where << ": dtype '" << descr << "' is not supported; tensorjit loads <f4 <f8 <f2 <i4 <i8 |b1 "
             << "(and their big-endian forms), and |u1 |i1 as i32; convert the array first, e.g. "
             << "a.astype('float32') in numpy";
 }
@@ -83,8 +83,12 @@ StoredTensor read_npy(const std::byte* data, std::size_t size, const std::string
   return stored;
 }
 
-std::string_view npy_descr(DType dtype) {
+std::string_view npy_descr(DType dtype, const std::string& where) {
   switch (dtype) {
+    case DType::f16: return "<f2";
+    case DType::bf16:
+      TJ_FAIL() << where << ": numpy has no bf16 dtype; save the tensor as f32 (t.astype(tj::f32), "
+                << "exact) or in a safetensors file, which has BF16";
     case DType::f32: return "<f4";
     case DType::f64: return "<f8";
     case DType::i32: return "<i4";

@@ -15,7 +15,7 @@ namespace tensorjit::files {
 // dtype tensorjit cannot hold.
 StoredTensor read_npy(const std::byte* data, std::size_t size, const std::string& where);
 
-// '<f4', '<f8', '<i4', '<i8', '|b1'.
-std::string_view npy_descr(DType dtype);
+// '<f4', '<f8', '<f2', '<i4', '<i8', '|b1'; bf16, which numpy lacks, throws Error starting with `where`.
+std::string_view npy_descr(DType dtype, const std::string& where);
 
 }  // namespace tensorjit::files

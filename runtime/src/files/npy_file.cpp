@@ -16,9 +16,10 @@ Tensor load_npy(const std::string& path) {
 }
 
 void save_npy(const std::string& path, const Tensor& tensor) {
+  const std::string_view descr = files::npy_descr(tensor.dtype(), "save_npy: '" + path + "'");
   const files::TensorBytes bytes = files::tensor_bytes(tensor);
   files::OutputFile out(path);
-  out.write(files::npy_preamble(files::npy_descr(tensor.dtype()), tensor.shape()));
+  out.write(files::npy_preamble(descr, tensor.shape()));
   out.write(bytes.data, bytes.size);
   out.commit();
 }

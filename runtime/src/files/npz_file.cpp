@@ -76,8 +76,10 @@ void save_npz(const std::string& path, const std::map<std::string, Tensor>& tens
   files::ZipWriter zip(out);
   for (const auto& [name, tensor] : tensors) {
     TJ_CHECK(!name.empty()) << "save_npz: '" << path << "': a tensor has an empty name; numpy needs a key";
+    const std::string_view descr =
+        files::npy_descr(tensor.dtype(), "save_npz: '" + path + "': tensor '" + name + "'");
     const files::TensorBytes bytes = files::tensor_bytes(tensor);
-    const std::string preamble = files::npy_preamble(files::npy_descr(tensor.dtype()), tensor.shape());
+    const std::string preamble = files::npy_preamble(descr, tensor.shape());
     zip.add(name + std::string(kSuffix),
             {preamble, std::string_view(reinterpret_cast<const char*>(bytes.data), bytes.size)}, compressed);
   }

@@ -31,6 +31,7 @@ void set_dtype(files::StoredTensor& stored, const std::string& dtype, const std:
   constexpr Known kKnown[] = {{"F32", DType::f32, files::Conversion::none}, {"F64", DType::f64, files::Conversion::none},
                               {"I32", DType::i32, files::Conversion::none}, {"I64", DType::i64, files::Conversion::none},
                               {"BOOL", DType::boolean, files::Conversion::none},
+                              {"F16", DType::f16, files::Conversion::none}, {"BF16", DType::bf16, files::Conversion::none},
                               {"U8", DType::i32, files::Conversion::from_u8}, {"I8", DType::i32, files::Conversion::from_i8}};
   for (const Known& known : kKnown) {
     if (dtype != known.name) continue;
@@ -38,7 +39,7 @@ void set_dtype(files::StoredTensor& stored, const std::string& dtype, const std:
     stored.conversion = known.conversion;
     return;
   }
-  TJ_FAIL() << where << ": dtype " << dtype << " is not supported; tensorjit loads F32 F64 I32 I64 BOOL, "
+  TJ_FAIL() << where << ": dtype " << dtype << " is not supported; tensorjit loads F32 F64 F16 BF16 I32 I64 BOOL, "
             << "and I8 U8 as i32; convert the tensor before saving it (e.g. t.float() in PyTorch)";
 }
 
@@ -122,7 +123,7 @@ std::map<std::string, Tensor> load_safetensors(const std::string& path) {
 
 void save_safetensors(const std::string& path, const std::map<std::string, Tensor>& tensors,
                       const std::map<std::string, std::string>& metadata) {
-  static constexpr std::string_view kNames[] = {"F32", "F64", "I32", "I64", "BOOL"};
+  static constexpr std::string_view kNames[] = {"F32", "F64", "I32", "I64", "BOOL", "F16", "BF16"};
   static_assert(std::size(kNames) == kDTypeCount);
   nlohmann::json header = nlohmann::json::object();
   std::vector<files::TensorBytes> data;

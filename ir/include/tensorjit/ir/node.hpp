@@ -25,6 +25,8 @@ struct Scalar {
   static Scalar of(DType dtype, double value);        // converts as cast does
   static Scalar of_int(DType dtype, std::int64_t value);
 };
+// `value` rounded to the floating `dtype` as cast rounds it (f16 and bf16 through f32), as a double.
+double rounded_to(DType dtype, double value);
 // Bitwise equality: -0.0 differs from 0.0, and a NaN equals the same NaN.
 bool bit_equal(const Scalar& a, const Scalar& b);
 

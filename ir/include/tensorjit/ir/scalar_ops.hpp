@@ -31,8 +31,21 @@
 
 namespace tensorjit::ir {
 
-// Whether an operand of C++ type T is allowed by an ops.def operand kind.
-template <typename T> constexpr bool accepts_operand(OperandKind kind) {
+// f16 and bf16 elements compute in f32 (dtype.hpp): ComputeType<T> is float for them and T
+// otherwise; widen converts an element to it (exactly), narrow rounds a result back to storage.
+template <typename T> using ComputeType = std::conditional_t<is_storage_float_v<T>, float, T>;
+template <typename T> ComputeType<T> widen(T x) {
+  if constexpr (is_storage_float_v<T>) return static_cast<float>(x);
+  else return x;
+}
+template <typename T, typename C> T narrow(C x) {
+  if constexpr (is_storage_float_v<T>) return T(static_cast<float>(x));
+  else return x;
+}
+
+// Whether an operand of C++ type T is allowed by an ops.def operand kind (f16 and bf16: as f32).
+template <typename Stored> constexpr bool accepts_operand(OperandKind kind) {
+  using T = ComputeType<Stored>;
   switch (kind) {
     case OperandKind::any: return true;
     case OperandKind::numeric: return !std::is_same_v<T, bool>;
@@ -513,18 +526,48 @@ template <> struct ScalarOp<Op::where> {
   template <typename T> static T apply(bool condition, T a, T b) { return condition ? a : b; }
 };
 
+// ---- on stored elements ----
+
+// ScalarOp<op> on elements as stored: f16 and bf16 operands are widened to float, the op computes
+// in float, and a floating result is rounded back to the operands' storage type (comparisons give
+// bool). The interpreter and constant folding apply ops through these; the JIT does the same
+// conversions in registers.
+template <Op op> struct StoredOp {
+  template <typename T> using Result = std::conditional_t<
+      is_storage_float_v<T> &&
+          std::is_same_v<decltype(ScalarOp<op>::apply(ComputeType<T>{})), float>,
+      T, decltype(ScalarOp<op>::apply(ComputeType<T>{}))>;
+  template <typename T> static auto apply(T x) {
+    return narrow<Result<T>>(ScalarOp<op>::apply(widen(x)));
+  }
+  template <typename T> static auto apply(T a, T b) {
+    using R = decltype(ScalarOp<op>::apply(ComputeType<T>{}, ComputeType<T>{}));
+    using Stored = std::conditional_t<is_storage_float_v<T> && std::is_same_v<R, float>, T, R>;
+    return narrow<Stored>(ScalarOp<op>::apply(widen(a), widen(b)));
+  }
+  template <typename T> static T apply(bool condition, T a, T b) {
+    return narrow<T>(ScalarOp<op>::apply(condition, widen(a), widen(b)));
+  }
+  // cast: From -> To, through f32 when either is f16 or bf16.
+  template <typename To, typename From> static To apply_cast(From x) {
+    return narrow<To>(ScalarOp<Op::cast>::template apply<ComputeType<To>>(widen(x)));
+  }
+};
+
 // ---- on Scalar values (constant folding) ----
 
 // The value of a Scalar holding a `dtype` value as C++ type T == dtype_traits<dtype>::type (floats
 // read `f`, integers and bool read `i`), and back.
 template <typename T> T scalar_value(const Scalar& scalar) {
-  if constexpr (std::is_floating_point_v<T>) return static_cast<T>(scalar.f);
+  if constexpr (is_storage_float_v<T>) return T(static_cast<float>(scalar.f));
+  else if constexpr (std::is_floating_point_v<T>) return static_cast<T>(scalar.f);
   else if constexpr (std::is_same_v<T, bool>) return scalar.i != 0;
   else return static_cast<T>(scalar.i);
 }
 template <typename T> Scalar make_scalar(T value) {
   Scalar scalar;
-  if constexpr (std::is_floating_point_v<T>) scalar.f = value;
+  if constexpr (is_storage_float_v<T>) scalar.f = static_cast<float>(value);
+  else if constexpr (std::is_floating_point_v<T>) scalar.f = value;
   else scalar.i = static_cast<std::int64_t>(value);
   return scalar;
 }

@@ -1,0 +1,19 @@
+// What an op other than an elementwise one means on f16 and bf16 operands (dtype.hpp): the op on
+// its operands converted to f32, a floating result rounded back once. A sum or a cumsum
+// accumulates in f32, a matmul is one f32 FMA chain, max and sort compare as f32 (exactly the f16
+// order): PyTorch's eager CPU results. The interpreter evaluates this form, and canonicalize
+// rewrites to it, so the kernels meet reductions, scans, orderings and products in f32 only.
+#pragma once
+
+#include <tensorjit/ir/node.hpp>
+
+namespace tensorjit::ir {
+
+// Whether `node` is a reduction, scan, ordering or matmul with an f16 or bf16 operand.
+bool has_f32_form(const Node& node);
+
+// cast(op(cast(operands, f32)), node's dtype) (no outer cast for an index result), over the
+// node's own inputs. Requires has_f32_form(node).
+NodePtr f32_form(const Node& node);
+
+}  // namespace tensorjit::ir

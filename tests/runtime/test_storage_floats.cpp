@@ -1,0 +1,131 @@
+// f16 and bf16 through the public API (docs/contracts.md, "f16 and bf16"): promotion, each op
+// computing in f32 and rounding its result (so a fused chain gives op-by-op bits), reductions and
+// matmul accumulating in f32 and rounding once, printing, and the JIT against the interpreter.
+// ctest runs this suite at VECTOR_BITS 128, 256 and 512 too (tests_runtime_vector_bits_*).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <tensorjit/tensorjit.hpp>
+
+#include "codegen/vector_math_bounds.hpp"
+#include "ir/random_graph.hpp"
+#include "jit_oracle.hpp"
+
+namespace tj = tensorjit;
+
+namespace {
+
+// A tensor of `dtype` holding n values spread over [-4, 4), special values among them.
+tj::Tensor values(tj::DType dtype, std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (auto& x : v) x = std::uniform_real_distribution<float>(-4, 4)(rng);
+  if (n > 4) v[0] = INFINITY, v[1] = -0.0f, v[2] = 1e-6f, v[3] = 70000.0f;
+  return tj::tensor<float>({n}, v).astype(dtype);
+}
+
+// Bits of every element, NaNs made one.
+std::vector<std::uint16_t> bits_of(const tj::Tensor& t) {
+  std::vector<std::uint16_t> out;
+  if (t.dtype() == tj::f16) {
+    for (auto x : t.to_vector<tj::float16_t>()) out.push_back(std::isnan(static_cast<float>(x)) ? 0x7E00 : x.bits);
+  } else {
+    for (auto x : t.to_vector<tj::bfloat16_t>()) out.push_back(std::isnan(static_cast<float>(x)) ? 0x7FC0 : x.bits);
+  }
+  return out;
+}
+
+// `t` computed in f32 by the caller, rounded to `dtype`: what one op gives.
+tj::Tensor rounded(const tj::Tensor& t, tj::DType dtype) { return t.astype(dtype); }
+
+}  // namespace
+
+TEST_SUITE("runtime") {
+
+TEST_CASE("f16 and bf16: promotion as PyTorch, weak scalars keep the dtype") {
+  const tj::Tensor h = tj::zeros({2}, tj::f16), b = tj::zeros({2}, tj::bf16);
+  CHECK((h + h).dtype() == tj::f16);
+  CHECK((b * b).dtype() == tj::bf16);
+  CHECK((h + b).dtype() == tj::f32);
+  CHECK((h + tj::zeros({2})).dtype() == tj::f32);
+  CHECK((h + tj::zeros({2}, tj::f64)).dtype() == tj::f64);
+  CHECK((h + tj::zeros({2}, tj::i64)).dtype() == tj::f16);
+  CHECK((h * 2.5f).dtype() == tj::f16);
+  CHECK((b + 1).dtype() == tj::bf16);
+  CHECK(tj::promote_types(tj::f16, tj::bf16) == tj::f32);
+  CHECK(tj::itemsize(tj::f16) == 2);
+  CHECK(tj::dtype_name(tj::bf16) == "bf16");
+}
+
+TEST_CASE("f16 and bf16: a fused chain gives the bits of op-by-op evaluation in f32, rounded each op") {
+  for (tj::DType dtype : {tj::f16, tj::bf16}) {
+    CAPTURE(tj::dtype_name(dtype));
+    const tj::Tensor x = values(dtype, 1000, 1), y = values(dtype, 1000, 2);
+    const tj::Tensor fused = tj::maximum(x * y + x / (y * y + 0.5f), -x) * 1.1f;
+    auto f = [](const tj::Tensor& t) { return t.astype(tj::f32); };
+    const tj::Tensor xy = rounded(f(x) * f(y), dtype), yy = rounded(f(y) * f(y), dtype);
+    const tj::Tensor yy_half = rounded(f(yy) + 0.5f, dtype);
+    const tj::Tensor quotient = rounded(f(x) / f(yy_half), dtype);
+    const tj::Tensor sum = rounded(f(xy) + f(quotient), dtype);
+    const tj::Tensor biggest = rounded(tj::maximum(f(sum), -f(x)), dtype);
+    const tj::Tensor scale = tj::full({}, 1.1, dtype);  // the weak scalar in the tensor's dtype
+    const tj::Tensor op_by_op = rounded(f(biggest) * f(scale), dtype);
+    CHECK(bits_of(fused) == bits_of(op_by_op));
+  }
+}
+
+TEST_CASE("f16 and bf16: sums, softmax and matmul accumulate in f32 and round once") {
+  for (tj::DType dtype : {tj::f16, tj::bf16}) {
+    CAPTURE(tj::dtype_name(dtype));
+    const tj::Tensor x = values(dtype, 4096, 3).slice(0, 4, 4096).reshape({4092 / 4, 4});
+    CHECK(bits_of(x.sum({0})) == bits_of(x.astype(tj::f32).sum({0}).astype(dtype)));
+    CHECK(bits_of(x.max({1})) == bits_of(x.astype(tj::f32).max({1}).astype(dtype)));
+    const tj::Tensor a = values(dtype, 96 * 64, 4).slice(0, 4, 4 + 95 * 64).reshape({95, 64});
+    const tj::Tensor b = values(dtype, 64 * 33, 5).reshape({64, 33}) * 0.25f;
+    CHECK(bits_of(tj::matmul(a, b)) == bits_of(tj::matmul(a.astype(tj::f32), b.astype(tj::f32)).astype(dtype)));
+    const tj::Tensor relu = tj::relu(tj::matmul(a, b) + 1.0f);  // the epilogue rounds the product first
+    const tj::Tensor product = tj::matmul(a.astype(tj::f32), b.astype(tj::f32)).astype(dtype);
+    CHECK(bits_of(relu) == bits_of(rounded(tj::relu(rounded(product.astype(tj::f32) + 1.0f, dtype).astype(tj::f32)), dtype)));
+  }
+}
+
+TEST_CASE("f16 and bf16: random graphs of every op kind, the JIT against the interpreter") {
+  for (std::uint64_t seed = 9000; seed < 9100; ++seed) {
+    tj::testing::RandomGraphOptions options;
+    options.seed = seed;
+    options.bind_inputs = true;
+    options.dtypes = {tj::f16, tj::bf16, tj::f32, tj::boolean};
+    options.excluded_ops = tj::codegen::testing::vector_math_ops();
+    tj::testing::check_against_interpreter(tj::testing::random_graph(options));
+  }
+}
+
+TEST_CASE("f16 and bf16: the transcendental ops are within one ulp of the rounded libm value") {
+  for (tj::DType dtype : {tj::f16, tj::bf16}) {
+    const tj::Tensor x = values(dtype, 4096, 6);
+    for (auto [name, jit, reference] : {std::tuple{"exp", tj::exp(x), tj::exp(x.astype(tj::f64)).astype(dtype)},
+                                        std::tuple{"tanh", tj::tanh(x), tj::tanh(x.astype(tj::f64)).astype(dtype)},
+                                        std::tuple{"gelu", tj::gelu(x), tj::gelu(x.astype(tj::f64)).astype(dtype)}}) {
+      CAPTURE(name);
+      CAPTURE(tj::dtype_name(dtype));
+      const auto got = bits_of(jit), expected = bits_of(reference);
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        // Adjacent finite values of one sign differ by one in their bits.
+        const int distance = std::abs(static_cast<int>(got[i]) - static_cast<int>(expected[i]));
+        CHECK(distance <= 1);
+      }
+    }
+  }
+}
+
+TEST_CASE("f16 and bf16: printing shows each value with the fewest digits that identify it") {
+  CHECK(tj::tensor<float>({3}, {0.1f, 1.0f, -2.5f}).astype(tj::f16).to_string() == "[ 0.1  1.  -2.5]");
+  CHECK(tj::tensor<float>({2}, {0.1f, 70000.0f}).astype(tj::f16).to_string() == "[0.1 inf]");
+  CHECK(tj::tensor<float>({2}, {0.1f, 3.0f}).astype(tj::bf16).to_string() == "[0.1 3. ]");
+  CHECK(tj::full({}, 65504.0, tj::f16).item<float>() == 65504.0f);
+  CHECK(tj::full({}, 1.0 / 3, tj::bf16).item<tj::bfloat16_t>().bits == 0x3EAB);
+}
+
+}  // TEST_SUITE
