@@ -57,6 +57,12 @@ std::vector<std::uint64_t> element_bits(const ir::Value& value) {
     }
     std::uint64_t element = 0;
     std::memcpy(&element, static_cast<const char*>(value.buffer->data()) + offset * size, size);
+    // Every NaN as one: the sign and payload of a NaN an invalid operation makes are not part of
+    // the contract (docs/contracts.md), and a folded constant may carry another than the
+    // interpreter's (gelu(log(-x)) folded to -nan where the interpreter gave +nan).
+    if (value.dtype == DType::f32 && (element & 0x7fffffffu) > 0x7f800000u) element = 0x7fc00000u;
+    if (value.dtype == DType::f64 && (element & 0x7fffffffffffffffull) > 0x7ff0000000000000ull)
+      element = 0x7ff8000000000000ull;
     bits.push_back(element);
   }
   return bits;
