@@ -507,7 +507,7 @@ class RandomGraphBuilder {
   void add_indexing(const ir::NodePtr& x) {
     const ir::Op op = chance(0.6) ? ir::Op::gather : ir::Op::scatter_add;
     const auto index_dtypes = allowed_dtypes(ir::OperandKind::integer);
-    if (excluded(op) || x->rank() == 0 || index_dtypes.empty()) return;
+    if (excluded(op) || x->rank() == 0 || index_dtypes.empty() || tensorjit::is_storage_float(x->dtype())) return;
     std::vector<int> axes;
     for (int axis = 0; axis < x->rank(); ++axis)
       if (x->shape()[static_cast<std::size_t>(axis)] > 0) axes.push_back(axis);
