@@ -528,6 +528,7 @@ class RandomGraphBuilder {
     const auto numeric = allowed_dtypes(ir::OperandKind::numeric);
     if (numeric.empty()) return;
     const DType dtype = is_bool(x->dtype()) ? pick(numeric) : x->dtype();
+    if (tensorjit::is_storage_float(dtype)) return;  // not indexed yet (docs/indexing.md)
     add(ir::make_scatter_add(coerce(x, dtype), indices, operand(index_shape, dtype),
                              ir::IndexAttr{axis, 0, ir::IndexOrigin::scatter_add}));
   }
