@@ -28,16 +28,21 @@ constexpr double kRoundingShifterF32 = 0x1.8p23;  // the same for f32
 // together (F and VL). `force_portable` (tests) turns them off for kernels built after it.
 std::atomic<bool> portable_forced{false};
 
+bool host_has_feature(const char* name) {
+  static const auto features = llvm::sys::getHostCPUFeatures();
+  auto found = features.find(name);
+  return found != features.end() && found->getValue();
+}
+
 bool host_has_avx512() {
   if (portable_forced.load(std::memory_order_relaxed)) return false;
-  static const bool has = [] {
-    const auto features = llvm::sys::getHostCPUFeatures();
-    auto enabled = [&](const char* name) {
-      auto found = features.find(name);
-      return found != features.end() && found->getValue();
-    };
-    return enabled("avx512f") && enabled("avx512vl");
-  }();
+  static const bool has = host_has_feature("avx512f") && host_has_feature("avx512vl");
+  return has;
+}
+
+bool host_has_avx2() {
+  if (portable_forced.load(std::memory_order_relaxed)) return false;
+  static const bool has = host_has_feature("avx2");
   return has;
 }
 
@@ -311,7 +316,29 @@ llvm::Value* MathBuilder::lookup(llvm::ArrayRef<double> table, llvm::Value* inde
   for (double value : table) values.push_back(llvm::ConstantFP::get(element, value));
   auto* array_type = llvm::ArrayType::get(element, size);
   auto* array = constant_array(module_, array_type, values, "tj_table", llvm::Align(64));
-  llvm::Value* address = b.CreateGEP(element, array, b.CreateAnd(index, integer(size - 1)));
+  llvm::Value* entry = b.CreateAnd(index, integer(size - 1));
+  const unsigned pieces = register_lanes();
+  const unsigned piece_bits = pieces * (f32 ? 32 : 64);
+  if (lanes_ > 1 && host_has_avx2() && (piece_bits == 128 || piece_bits == 256) && lanes_ % pieces == 0) {
+    // AVX2's gathers, a register at a time, take the entries as integers of the element's width.
+    // A generic gather takes a vector of 64-bit pointers, twice as wide as an f32 register: at
+    // 128 bits on an AVX2 host it became 256-bit address arithmetic, outside the kernel's width.
+    return per_register({entry}, [&](llvm::ArrayRef<llvm::Value*> piece, unsigned lanes) {
+      namespace x86 = llvm::Intrinsic;
+      const llvm::Intrinsic::ID gather =
+          piece_bits == 128 ? (f32 ? x86::x86_avx2_gather_d_ps : x86::x86_avx2_gather_q_pd)
+                            : (f32 ? x86::x86_avx2_gather_d_ps_256 : x86::x86_avx2_gather_q_pd_256);
+      auto* piece_type = llvm::FixedVectorType::get(element, lanes);
+      // Every lane gathered: the mask's sign bits are all set.
+      llvm::Value* all_lanes = b.CreateBitCast(
+          llvm::Constant::getAllOnesValue(llvm::FixedVectorType::get(b.getIntNTy(f32 ? 32 : 64), lanes)),
+          piece_type);
+      return b.CreateIntrinsic(gather, {},
+                               {llvm::Constant::getNullValue(piece_type), array, piece[0], all_lanes,
+                                b.getInt8(f32 ? 4 : 8)});
+    });
+  }
+  llvm::Value* address = b.CreateGEP(element, array, entry);
   const llvm::Align alignment(f32 ? 4 : 8);
   if (lanes_ == 1) return b.CreateAlignedLoad(element, address, alignment);
   return b.CreateMaskedGather(real_type_, address, alignment);
