@@ -40,7 +40,7 @@ tj::Shape draw_shape(Rng& rng, const std::vector<std::int64_t>& extents) {
 }
 
 tj::DType draw_dtype(Rng& rng) {
-  const tj::DType dtypes[] = {tj::f32, tj::f32, tj::f32, tj::f64, tj::f64, tj::i32, tj::i64, tj::boolean};
+  const tj::DType dtypes[] = {tj::f32, tj::f32, tj::f32, tj::f64, tj::f64, tj::i32, tj::i64, tj::boolean, tj::f16, tj::bf16};
   return dtypes[below(rng, std::size(dtypes))];
 }
 
@@ -88,8 +88,27 @@ Program generate_program(std::uint64_t seed) {
       }
       try {
         s.attrs = op.draw(rng, operands);
+        std::vector<Statement> fresh_inputs;
+        if (op.fresh) {
+          for (const Fresh& f : op.fresh(rng, operands, s.attrs)) {
+            Statement input{"x" + std::to_string(program.statements.size() + fresh_inputs.size()), "input", {},
+                            draw_input_attrs(rng, f.dtype, f.shape)};
+            if (f.index_bound > 0) {
+              input.attrs["values"] = "index";
+              input.attrs["bound"] = std::to_string(f.index_bound);
+            }
+            operands.push_back(make_input(input));
+            s.operands.push_back(input.name);
+            fresh_inputs.push_back(std::move(input));
+          }
+        }
         tj::Tensor result = op.build(operands, s);
         if (result.size() > kMaxElements) continue;
+        for (std::size_t k = 0; k < fresh_inputs.size(); ++k) {
+          values.push_back(operands[static_cast<std::size_t>(op.arity) + k]);
+          program.statements.push_back(std::move(fresh_inputs[k]));
+        }
+        s.name = "s" + std::to_string(program.statements.size());
         values.push_back(result);
         program.statements.push_back(std::move(s));
         break;
@@ -100,7 +119,7 @@ Program generate_program(std::uint64_t seed) {
   }
   // The last value and some others are evaluated together, as outputs of one eval.
   for (std::size_t i = input_count; i < program.statements.size(); ++i)
-    if (i + 1 == program.statements.size() || std::bernoulli_distribution(0.3)(rng))
+    if (program.statements[i].op != "input" && (i + 1 == program.statements.size() || std::bernoulli_distribution(0.3)(rng)))
       program.outputs.push_back(program.statements[i].name);
   if (program.outputs.empty()) program.outputs.push_back(program.statements.back().name);
   return program;

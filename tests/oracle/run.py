@@ -74,7 +74,7 @@ def signature(failure):
 
 def value_types(npz):
     """{name: (dtype, shape)} of the v_ arrays of a driver's .npz, read from the .npy headers."""
-    names = {'<f4': 'f32', '<f8': 'f64', '<i4': 'i32', '<i8': 'i64', '|b1': 'bool'}
+    names = {'<f4': 'f32', '<f8': 'f64', '<i4': 'i32', '<i8': 'i64', '|b1': 'bool', '<f2': 'f16'}
     types = {}
     with zipfile.ZipFile(npz) as archive:
         for member in archive.namelist():
@@ -83,6 +83,9 @@ def value_types(npz):
                     head = f.read(512).decode('latin1')
                 header = ast.literal_eval(head[head.index('{'):head.index('}') + 1])
                 types[member[2:-4]] = (names[header['descr']], header['shape'])
+        for member in archive.namelist():  # a bf16 value saved as its f32
+            if member.startswith('bf16_') and member[5:-4] in types:
+                types[member[5:-4]] = ('bf16', types[member[5:-4]][1])
     return types
 
 
