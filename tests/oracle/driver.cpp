@@ -5,6 +5,8 @@
 //   oracle_driver generate SEED               prints the program of SEED
 //   oracle_driver run PROGRAM.txt OUT.npz      runs a program (the minimizer's edits, say)
 //   oracle_driver batch DIR SEED...            for each seed, DIR/SEED.txt then DIR/SEED.npz
+//   oracle_driver grad_ops | grad_generate SEED | grad_run PROGRAM.txt OUT.npz | grad_batch DIR SEED...
+//                                              the same for gradient programs (check_grad.py)
 //
 // OUT.npz holds `v_<name>` for every input and statement, each evaluated as an output of one
 // eval of all of them, and `fused_<name>` for each `out`, from an eval of the outputs alone (as a
@@ -125,6 +127,39 @@ int run(const Program& program, const std::string& out_path, std::string& messag
   return 0;
 }
 
+// A gradient program (generate_grad_program): OUT.npz holds v_<name> for every input and
+// g_<name>, tj::grad(output, {...}, dy), for each floating input but dy.
+int run_grad(const Program& program, const std::string& out_path, std::string& message) {
+  std::map<std::string, tj::Tensor> inputs, values;
+  std::vector<std::string> names;
+  std::vector<tj::Tensor> leaves;
+  try {
+    for (const Statement& s : program.statements) {
+      if (s.op != "input") continue;
+      inputs[s.name] = make_input(s);
+      if (s.name != "dy" && tj::is_floating(inputs[s.name].dtype())) {
+        names.push_back(s.name);
+        leaves.push_back(inputs[s.name]);
+      }
+    }
+    values = build(program, inputs);
+  } catch (const std::exception& e) {
+    message = std::string("the program is not valid: ") + e.what();
+    return 3;
+  }
+  try {
+    const std::vector<tj::Tensor> grads = tj::grad(values.at(program.outputs.at(0)), leaves, inputs.at("dy"));
+    std::map<std::string, tj::Tensor> saved;
+    for (const auto& [name, value] : inputs) saved["v_" + name] = value;
+    for (std::size_t i = 0; i < names.size(); ++i) saved["g_" + names[i]] = grads[i];
+    tj::save_npz(out_path, saved);
+  } catch (const std::exception& e) {
+    message = std::string("grad or its eval threw: ") + e.what();
+    return 2;
+  }
+  return 0;
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read " + path);
@@ -136,9 +171,19 @@ std::string read_file(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string usage = "usage: oracle_driver ops | generate SEED | run PROGRAM.txt OUT.npz | batch DIR SEED...";
+  const std::string usage =
+      "usage: oracle_driver ops | generate SEED | run PROGRAM.txt OUT.npz | batch DIR SEED... (grad_ops, grad_generate, "
+      "grad_run, grad_batch: the same for gradient programs)";
   if (argc == 2 && std::string(argv[1]) == "ops") {
     for (const OracleOp& op : oracle_ops()) std::cout << op.name << '\n';
+    return 0;
+  }
+  if (argc == 2 && std::string(argv[1]) == "grad_ops") {
+    for (const std::string& name : differentiable_ops()) std::cout << name << '\n';
+    return 0;
+  }
+  if (argc == 3 && std::string(argv[1]) == "grad_generate") {
+    std::cout << to_text(generate_grad_program(std::stoull(argv[2])));
     return 0;
   }
   if (argc < 3) {
@@ -156,15 +201,23 @@ int main(int argc, char** argv) {
     if (status != 0) std::cerr << "oracle_driver: " << message << '\n';
     return status;
   }
-  if (command == "batch") {
+  if (command == "batch" || command == "grad_batch") {
+    const bool grads = command == "grad_batch";
     for (int i = 3; i < argc; ++i) {
       const std::string stem = std::string(argv[2]) + "/" + argv[i];
-      const Program program = generate_program(std::stoull(argv[i]));
+      const Program program = grads ? generate_grad_program(std::stoull(argv[i])) : generate_program(std::stoull(argv[i]));
       std::ofstream(stem + ".txt") << to_text(program) << std::flush;
       std::string message;
-      if (run(program, stem + ".npz", message) != 0) std::ofstream(stem + ".error") << message << '\n';
+      if ((grads ? run_grad(program, stem + ".npz", message) : run(program, stem + ".npz", message)) != 0)
+        std::ofstream(stem + ".error") << message << '\n';
     }
     return 0;  // run.py reads the .error files
+  }
+  if (command == "grad_run" && argc == 4) {
+    std::string message;
+    const int status = run_grad(parse_program(read_file(argv[2])), argv[3], message);
+    if (status != 0) std::cerr << "oracle_driver: " << message << '\n';
+    return status;
   }
   std::cerr << usage << '\n';
   return 1;

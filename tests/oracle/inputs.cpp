@@ -24,7 +24,8 @@ template <typename T> T special_float(Rng& rng) {
 template <typename T> std::vector<T> float_values(Rng& rng, const std::string& kind, std::int64_t n, int range,
                                                   T (*special)(Rng&)) {
   std::vector<T> values(static_cast<std::size_t>(n));
-  const double scale = std::vector<double>{1, 30, 1e-3}[std::uniform_int_distribution<std::size_t>(0, 2)(rng)];
+  const double drawn_scale = std::vector<double>{1, 30, 1e-3}[std::uniform_int_distribution<std::size_t>(0, 2)(rng)];
+  const double scale = kind == "unit" ? 1 : drawn_scale;  // unit: normal(0, 1), the gradient programs
   std::normal_distribution<double> normal(0, scale);
   std::uniform_int_distribution<int> exponent(-range, range);
   std::uniform_int_distribution<int> tie(-3, 3);

@@ -338,6 +338,17 @@ const std::vector<OracleOp> kOps = {
 
 const std::vector<OracleOp>& oracle_ops() { return kOps; }
 
+const std::vector<std::string>& differentiable_ops() {
+  static const std::vector<std::string> names = {
+      "neg", "abs", "square", "exp", "exp2", "expm1", "tanh", "sigmoid", "sin", "cos", "erf", "gelu", "gelu_tanh",
+      "silu", "softplus", "atan", "relu", "add", "sub", "mul", "maximum", "minimum", "atan2", "add_scalar",
+      "rsub_scalar", "mul_scalar", "clamp", "sum", "prod", "mean", "max", "min", "var", "std", "logsumexp", "cumsum",
+      "sort", "topk_values", "matmul", "softmax", "log_softmax", "layernorm", "rmsnorm", "mse_loss", "reshape",
+      "permute", "transpose", "expand", "slice", "flip", "squeeze", "unsqueeze", "copy", "contiguous", "tril", "triu",
+      "take", "take_along_axis", "index_add", "scatter_add"};
+  return names;
+}
+
 const OracleOp& find_op(const std::string& name) {
   for (const OracleOp& op : kOps)
     if (name == op.name) return op;

@@ -48,6 +48,10 @@ struct OracleOp {
 };
 
 const std::vector<OracleOp>& oracle_ops();
+// The rows whose gradients the oracle checks against torch.autograd (generate_grad_program): ops
+// differentiable wherever random unit-scale operands put them, so no division, pow, sqrt or log
+// (poles and domains) and no comparisons. peer_ops.py gives these rows a `torch` function.
+const std::vector<std::string>& differentiable_ops();
 const OracleOp& find_op(const std::string& name);  // throws std::runtime_error for an unknown name
 
 tj::DType parse_dtype(const std::string& name);

@@ -769,3 +769,184 @@ OPS = {
     'contiguous': Row(same, lambda a, t: a[0]),
     'copy': Row(same, lambda a, t: a[0]),
 }
+
+
+# ---- the gradient oracle: each differentiable op (oracle_ops.cpp, differentiable_ops()) in torch ----
+# check_grad.py replays a gradient program with these in f64 and takes torch.autograd's
+# vector-Jacobian product. Each takes the torch operands and the statement's attributes and
+# computes what the op's row above computes, so that autograd differentiates the same function.
+
+def t_dims(attrs, x):
+    return list(axes_of(attrs, x)) if x.ndim else []
+
+
+def t_reduce(f):
+    def run(a, attrs):
+        x = a[0]
+        dims = t_dims(attrs, x)
+        return f(x, dims, keep(attrs)) if dims else x
+    return run
+
+
+def t_prod(x, dims, keepdim):
+    for d in sorted(dims, reverse=True):
+        x = x.prod(d, keepdim=True)
+    return x if keepdim else x.squeeze(dims) if dims else x
+
+
+def t_float(x):
+    return x if x.is_floating_point() else x.to(torch.float64)  # the replay is in f64
+
+
+def t_axis(attrs, x, key='axis'):
+    return int(attrs[key]) % max(x.ndim, 1)
+
+
+def t_along(f):
+    """An op along one axis; a 0-d operand as one element."""
+    def run(a, attrs):
+        x = a[0]
+        if x.ndim == 0:
+            return f(x.reshape(1), 0, attrs).reshape(())
+        return f(x, t_axis(attrs, x), attrs)
+    return run
+
+
+def t_scalar(f):
+    """A bool scalar takes the tensor's dtype in tensorjit: 1 or 0 (torch refuses `True - x`)."""
+    return lambda a, attrs: f(a[0], int(scalar_of(attrs)) if attrs['scalar'] == 'b' else scalar_of(attrs))
+
+
+def t_matmul(a, attrs):
+    d = torch.result_type(a[0], a[1])
+    return torch.matmul(a[0].to(d), a[1].to(d))
+
+
+def t_layer_dtype(a):
+    d = t_float(a[0]).dtype
+    for w in a[1:]:
+        d = torch.promote_types(d, w.dtype)
+    return d
+
+
+def t_layernorm(a, attrs):
+    x = t_float(a[0])
+    mean = x.mean(-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(-1, keepdim=True)
+    return (x - mean) / torch.sqrt(var + float(attrs['eps'])) * a[1] + a[2]
+
+
+def t_rmsnorm(a, attrs):
+    x = t_float(a[0])
+    return x / torch.sqrt((x * x).mean(-1, keepdim=True) + float(attrs['eps'])) * a[1]
+
+
+def t_slice(a, attrs):
+    x = a[0]
+    axis = t_axis(attrs, x)
+    start = int(attrs['start']) if 'start' in attrs else None
+    stop = int(attrs['stop']) if 'stop' in attrs else None
+    picked = np.arange(x.shape[axis])[slice(start, stop, int(attrs['step']))]
+    return torch.index_select(x, axis, torch.from_numpy(picked.astype(np.int64)))
+
+
+def t_expand(a, attrs):
+    return a[0].expand(*ints(attrs['shape']))
+
+
+def t_take(a, attrs):
+    x, indices = a[0], a[1].long()
+    axis = t_axis(attrs, x)
+    taken = x.movedim(axis, 0)[indices]  # indices.shape + x's other axes
+    k = indices.ndim
+    order = list(range(k, k + axis)) + list(range(k)) + list(range(k + axis, taken.ndim))
+    return taken.permute(order)
+
+
+def t_take_along(a, attrs):
+    x, indices = a[0], a[1].long()
+    axis = t_axis(attrs, x)
+    shape = list(torch.broadcast_shapes(*(tuple(1 if d == axis else e for d, e in enumerate(t.shape)) for t in (x, indices))))
+    x = x.expand(*(shape[:axis] + [x.shape[axis]] + shape[axis + 1:]))
+    indices = indices.expand(*(shape[:axis] + [indices.shape[axis]] + shape[axis + 1:]))
+    return torch.gather(x, axis, indices % max(x.shape[axis], 1))
+
+
+def t_index_add(a, attrs):
+    axis = t_axis(attrs, a[0])
+    return torch.index_add(a[0], axis, a[1].long() % a[0].shape[axis], a[2])
+
+
+def t_scatter_add(a, attrs):
+    axis = t_axis(attrs, a[0])
+    return torch.scatter_add(a[0], axis, a[1].long() % a[0].shape[axis], a[2].expand(a[1].shape))
+
+
+def t_topk(x, axis, attrs):
+    return torch.sort(x, dim=axis, descending=True, stable=True).values.narrow(axis, 0, int(attrs['k']))
+
+
+F_ = torch.nn.functional
+
+GRAD_OPS = {
+    'neg': lambda a, t: -a[0],
+    'abs': lambda a, t: torch.abs(a[0]),
+    'square': lambda a, t: a[0] * a[0],
+    'exp': lambda a, t: torch.exp(t_float(a[0])),
+    'exp2': lambda a, t: torch.exp2(t_float(a[0])),
+    'expm1': lambda a, t: torch.expm1(t_float(a[0])),
+    'tanh': lambda a, t: torch.tanh(t_float(a[0])),
+    'sigmoid': lambda a, t: torch.sigmoid(t_float(a[0])),
+    'sin': lambda a, t: torch.sin(t_float(a[0])),
+    'cos': lambda a, t: torch.cos(t_float(a[0])),
+    'erf': lambda a, t: torch.erf(t_float(a[0])),
+    'gelu': lambda a, t: F_.gelu(t_float(a[0])),
+    'gelu_tanh': lambda a, t: F_.gelu(t_float(a[0]), approximate='tanh'),
+    'silu': lambda a, t: F_.silu(t_float(a[0])),
+    'softplus': lambda a, t: F_.softplus(t_float(a[0])),
+    'atan': lambda a, t: torch.atan(t_float(a[0])),
+    'relu': lambda a, t: torch.relu(a[0]),
+    'add': lambda a, t: a[0] + a[1],
+    'sub': lambda a, t: a[0] - a[1],
+    'mul': lambda a, t: a[0] * a[1],
+    'maximum': lambda a, t: torch.maximum(*(x.to(torch.result_type(a[0], a[1])) for x in a)),
+    'minimum': lambda a, t: torch.minimum(*(x.to(torch.result_type(a[0], a[1])) for x in a)),
+    'atan2': lambda a, t: torch.atan2(t_float(a[0]), t_float(a[1])),
+    'add_scalar': t_scalar(lambda x, v: x + v),
+    'rsub_scalar': t_scalar(lambda x, v: v - x),
+    'mul_scalar': t_scalar(lambda x, v: x * v),
+    'clamp': lambda a, t: torch.minimum(torch.maximum(a[0], a[1]), a[2]),  # tensorjit's definition (clamp_value)
+    'sum': t_reduce(lambda x, d, k: x.sum(d, keepdim=k)),
+    'prod': t_reduce(t_prod),
+    'mean': t_reduce(lambda x, d, k: t_float(x).mean(d, keepdim=k)),
+    'max': t_reduce(lambda x, d, k: torch.amax(x, d, keepdim=k)),
+    'min': t_reduce(lambda x, d, k: torch.amin(x, d, keepdim=k)),
+    'var': lambda a, t: torch.var(t_float(a[0]), t_dims(t, a[0]) or None, correction=float(t['correction']), keepdim=keep(t)),
+    'std': lambda a, t: torch.std(t_float(a[0]), t_dims(t, a[0]) or None, correction=float(t['correction']), keepdim=keep(t)),
+    'logsumexp': t_reduce(lambda x, d, k: torch.logsumexp(t_float(x), d, keepdim=k)),
+    'cumsum': t_along(lambda x, axis, t: torch.cumsum(x, axis)),
+    'sort': t_along(lambda x, axis, t: torch.sort(x, dim=axis, descending=t['descending'] == '1', stable=True).values),
+    'topk_values': t_along(t_topk),
+    'matmul': t_matmul,
+    'softmax': t_along(lambda x, axis, t: torch.softmax(t_float(x), axis)),
+    'log_softmax': t_along(lambda x, axis, t: torch.log_softmax(t_float(x), axis)),
+    'layernorm': t_layernorm,
+    'rmsnorm': t_rmsnorm,
+    'mse_loss': lambda a, t: ((a[0] - a[1]) ** 2).mean(),
+    'reshape': lambda a, t: a[0].reshape(ints(t['shape'])),
+    'permute': lambda a, t: a[0].permute(ints(t['perm'])),
+    'transpose': lambda a, t: a[0].permute(list(reversed(range(a[0].ndim)))),
+    'expand': t_expand,
+    'slice': t_slice,
+    'flip': lambda a, t: torch.flip(a[0], [t_axis(t, a[0])]) if a[0].ndim else a[0],
+    'squeeze': lambda a, t: a[0].squeeze(),
+    'unsqueeze': lambda a, t: a[0].unsqueeze(int(t['axis'])),
+    'copy': lambda a, t: a[0].clone(),
+    'contiguous': lambda a, t: a[0].clone(),
+    'tril': lambda a, t: torch.tril(a[0], int(t['k'])),
+    'triu': lambda a, t: torch.triu(a[0], int(t['k'])),
+    'take': t_take,
+    'take_along_axis': t_take_along,
+    'index_add': t_index_add,
+    'scatter_add': t_scatter_add,
+}
