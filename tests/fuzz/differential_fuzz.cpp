@@ -1,10 +1,13 @@
 // The differential fuzzer: random graphs (tests/ir/random_graph.hpp) run through the JIT and the
-// reference interpreter, compared bit for bit. Each seed draws its own kind of graph (elementwise
-// chains or graphs with reductions and products, 8 to 48 nodes, rank 1 to 4, from tiny to 20 000
-// elements a node, every dtype, views with negative, zero and gapped strides, NaN, infinities,
-// subnormals and integer extremes among the values). The transcendental ops are left out: they
-// are polynomials within an ulp bound of the interpreter's libm (docs/vector_math.md), checked
-// one at a time by tests/runtime, and a bound on one op says nothing about a chain.
+// reference interpreter. Each seed draws its own kind of graph (elementwise chains or graphs with
+// reductions, scans, sorts, gathers, scatter_adds and products, 8 to 48 nodes, rank 1 to 4, from
+// tiny to 20 000 elements a node, every dtype, views with negative, zero and gapped strides, NaN,
+// infinities, subnormals and integer extremes among the values), compared bit for bit. The
+// transcendental ops (pow, exp, ..., tan, atan, atan2) are polynomials within an ulp bound of the
+// interpreter's libm (docs/vector_math.md), and a bound on one op says nothing about a chain: the
+// random graph leaves them out, and the fuzzer puts one on top of an output in one seed in eight
+// (with_transcendental_output), where nothing reads it, compared within the op's bound
+// (interpreter_tolerance; one ulp of f16/bf16, whose f32 result is rounded once more).
 //
 //   differential_fuzz --first N --count M [--out DIR]    seeds N..N+M-1 in this process
 //   differential_fuzz --seed-list FILE [--out DIR]       each line "first count vector_bits
@@ -22,6 +25,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -54,6 +60,31 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// `graph` with, in one seed in eight, one output replaced by a transcendental op of it (pow for an
+// integer output, exact there); pow and atan2 take a second operand, a new input of random values.
+// One in eight keeps the CI list's time: these polynomials take longer to compile than the rest of
+// a graph. Drawn from a generator of its own, so the random graph of a seed stays what it was.
+ir::Graph with_transcendental_output(ir::Graph graph, std::uint64_t seed) {
+  std::mt19937_64 pick(seed ^ 0x5851f42d4c957f2dULL);
+  if (pick() % 8 != 0) return graph;
+  std::vector<std::size_t> candidates;
+  for (std::size_t i = 0; i < graph.outputs.size(); ++i)
+    if (tj::is_floating(graph.outputs[i]->dtype()) || tj::is_integer(graph.outputs[i]->dtype())) candidates.push_back(i);
+  if (candidates.empty()) return graph;
+  ir::NodePtr& output = graph.outputs[candidates[pick() % candidates.size()]];
+  const tj::DType dtype = output->dtype();
+  const auto ops = tj::codegen::testing::vector_math_ops();
+  const ir::Op op = tj::is_integer(dtype) ? ir::Op::pow : ops[pick() % ops.size()];
+  if (ir::info(op).arity == 1) {
+    output = ir::make_unary(op, output);
+    return graph;
+  }
+  const ir::Layout layout = ir::Layout::contiguous(output->shape());
+  auto second = ir::make_input(tj::testing::random_buffer(layout, dtype, pick, true), dtype, layout);
+  output = pick() % 2 == 0 ? ir::make_binary(op, output, second) : ir::make_binary(op, second, output);
+  return graph;
+}
+
 // The graph of `seed`: the options are drawn from the seed too, so one list of seeds covers every
 // kind of graph.
 ir::Graph graph_of_seed(std::uint64_t seed) {
@@ -81,7 +112,57 @@ ir::Graph graph_of_seed(std::uint64_t seed) {
     candidates.resize(std::min<std::size_t>(candidates.size(), 1 + pick() % 4));
     options.favoured_ops = candidates;
   }
-  return tj::testing::random_graph(options);
+  return with_transcendental_output(tj::testing::random_graph(options), seed);
+}
+
+// How many representable values lie between two 16-bit floats of the same format (bits ordered
+// as integers, negative values below zero); NaN (canonical in bytes_of) only equals NaN.
+double storage_float_distance(std::uint16_t a, std::uint16_t b, tj::DType dtype) {
+  const auto is_nan = [dtype](std::uint16_t bits) {
+    return dtype == tj::DType::f16 ? (bits & 0x7C00) == 0x7C00 && (bits & 0x03FF) != 0
+                                   : (bits & 0x7F80) == 0x7F80 && (bits & 0x007F) != 0;
+  };
+  if (is_nan(a) || is_nan(b)) return is_nan(a) && is_nan(b) ? 0 : std::numeric_limits<double>::infinity();
+  const auto ordered = [](std::uint16_t bits) { return bits & 0x8000 ? -static_cast<int>(bits & 0x7FFF) : static_cast<int>(bits); };
+  return std::abs(ordered(a) - ordered(b));
+}
+
+// The first row-major element at which the JIT's bytes `actual` of `output` are not acceptable
+// against the interpreter's `expected`: any difference for an exact op, beyond the op's ulp bound
+// for a transcendental one on floats.
+std::optional<std::size_t> first_difference(const ir::Node& output, const std::vector<unsigned char>& actual,
+                                            const std::vector<unsigned char>& expected) {
+  const tj::DType dtype = output.dtype();
+  const std::size_t item = tj::itemsize(dtype);
+  const bool bounded = tj::is_floating(dtype) && tj::codegen::testing::vector_math_bound(output.op()) != nullptr;
+  for (std::size_t at = 0; at < actual.size(); at += item) {
+    if (std::memcmp(&actual[at], &expected[at], item) == 0) continue;
+    if (bounded) {
+      double distance = 0, allowed = 1;
+      if (dtype == tj::DType::f32 || dtype == tj::DType::f64) {
+        allowed = tj::codegen::testing::interpreter_tolerance(output.op(), dtype);
+        if (dtype == tj::DType::f32) {
+          float x, y;
+          std::memcpy(&x, &actual[at], 4);
+          std::memcpy(&y, &expected[at], 4);
+          distance = tj::codegen::testing::ulp_distance(x, y);
+        } else {
+          double x, y;
+          std::memcpy(&x, &actual[at], 8);
+          std::memcpy(&y, &expected[at], 8);
+          distance = tj::codegen::testing::ulp_distance(x, y);
+        }
+      } else {
+        std::uint16_t x, y;
+        std::memcpy(&x, &actual[at], 2);
+        std::memcpy(&y, &expected[at], 2);
+        distance = storage_float_distance(x, y, dtype);
+      }
+      if (distance <= allowed) continue;
+    }
+    return at / item;
+  }
+  return std::nullopt;
 }
 
 // Why the JIT and the interpreter disagree on `graph`, or nothing when they agree (or when both
@@ -108,12 +189,8 @@ std::optional<std::string> disagreement(const ir::Graph& graph) {
                          ir::shape_str(actual[i].layout.shape), tj::dtype_name(expected[i].dtype),
                          ir::shape_str(expected[i].layout.shape));
     const auto a = tj::testing::bytes_of(actual[i]), e = tj::testing::bytes_of(expected[i]);
-    if (a != e) {
-      const std::size_t item = tj::itemsize(expected[i].dtype);
-      std::size_t first = 0;
-      while (first < a.size() && a[first] == e[first]) ++first;
-      return fmt::format("output {}: element {} (row-major) differs", i, first / item);
-    }
+    if (const auto element = first_difference(*graph.outputs[i], a, e))
+      return fmt::format("output {}: element {} (row-major) differs", i, *element);
   }
   return std::nullopt;
 }
@@ -138,7 +215,9 @@ struct Tally {
   std::uint64_t graphs = 0, failures = 0;
 };
 
-Tally fuzz(std::uint64_t first, std::uint64_t count, const std::optional<fs::path>& out) {
+// stop_at_first: end at the first disagreement, unshrunk (scripts/mutate.py only asks whether
+// any graph disagrees).
+Tally fuzz(std::uint64_t first, std::uint64_t count, const std::optional<fs::path>& out, bool stop_at_first) {
   Tally tally;
   for (std::uint64_t seed = first; seed < first + count; ++seed) {
     const ir::Graph graph = graph_of_seed(seed);
@@ -146,6 +225,10 @@ Tally fuzz(std::uint64_t first, std::uint64_t count, const std::optional<fs::pat
     const auto why = disagreement(graph);
     if (!why) continue;
     ++tally.failures;
+    if (stop_at_first) {
+      std::cout << fmt::format("seed {}: {}\n", seed, *why);
+      break;
+    }
     const ir::Graph shrunk = tj::testing::shrink_graph(graph, [](const ir::Graph& g) { return disagreement(g).has_value(); });
     const std::string shrunk_why = disagreement(shrunk).value_or(*why);
     std::cout << fmt::format("seed {}: {}; shrunk from {} to {} nodes:\n{}\n", seed, *why,
@@ -179,13 +262,14 @@ std::vector<SeedRange> read_seed_list(const fs::path& path) {
 }
 
 // Runs each range of the list in a child process of this program with its environment.
-int run_seed_list(const fs::path& list, const std::optional<fs::path>& out) {
+int run_seed_list(const fs::path& list, const std::optional<fs::path>& out, bool stop_at_first) {
   const std::string self = fs::read_symlink("/proc/self/exe").string();
   int failed = 0;
   for (const SeedRange& range : read_seed_list(list)) {
     std::vector<std::string> arguments = {self, "--first", std::to_string(range.first), "--count",
                                           std::to_string(range.count)};
     if (out) arguments.insert(arguments.end(), {"--out", out->string()});
+    if (stop_at_first) arguments.push_back("--stop-at-first");
     std::vector<std::string> environment;
     for (char** e = environ; *e; ++e) {
       const std::string_view variable(*e);
@@ -212,6 +296,7 @@ int run_seed_list(const fs::path& list, const std::optional<fs::path>& out) {
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
       ++failed;
       std::cout << (WIFEXITED(status) ? "  disagreements above\n" : "  the child crashed: rerun its seeds with --first/--count\n");
+      if (stop_at_first) break;
     }
   }
   return failed == 0 ? 0 : 1;
@@ -228,12 +313,14 @@ int main(int argc, char** argv) {
   app.add_option("--seed-list", seed_list, "a file of ranges 'first count vector_bits threads tiered'")
       ->check(CLI::ExistingFile);
   app.add_option("--out", out, "a folder for the shrunk reproducers (.tjir and .npz)");
+  bool stop_at_first = false;
+  app.add_flag("--stop-at-first", stop_at_first, "end at the first disagreement, without shrinking it");
   CLI11_PARSE(app, argc, argv);
   const std::optional<fs::path> out_folder = out.empty() ? std::nullopt : std::optional<fs::path>(out);
   try {
-    if (!seed_list.empty()) return run_seed_list(seed_list, out_folder);
+    if (!seed_list.empty()) return run_seed_list(seed_list, out_folder, stop_at_first);
     const auto start = std::chrono::steady_clock::now();
-    const Tally tally = fuzz(first, count, out_folder);
+    const Tally tally = fuzz(first, count, out_folder, stop_at_first);
     std::cout << fmt::format("graphs {}, disagreements {}, {:.1f} s\n", tally.graphs, tally.failures,
                              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     return tally.failures == 0 ? 0 : 1;

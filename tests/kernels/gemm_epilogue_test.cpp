@@ -200,10 +200,12 @@ TEST_CASE_TEMPLATE("epilogue regions span several micro-panels on both paths", T
 
 namespace {
 
+// Throws from every call but the one on the first tile, whichever way the product is split: by
+// rows (row0 > 0) or, as two threads split a 64 x 64 product, by columns (col0 > 0).
 struct ThrowingEpilogue {
-  static void call(void*, float*, std::int64_t, std::int64_t row0, std::int64_t, std::int64_t, std::int64_t,
+  static void call(void*, float*, std::int64_t, std::int64_t row0, std::int64_t col0, std::int64_t, std::int64_t,
                    std::int64_t) {
-    if (row0 > 0) throw std::runtime_error("epilogue failed");
+    if (row0 > 0 || col0 > 0) throw std::runtime_error("epilogue failed");
   }
 };
 
