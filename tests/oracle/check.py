@@ -85,6 +85,7 @@ def tolerance(bound, dtype, args, attrs, ref, got, storage=None):
     wide_type = np.float64 if dtype == np.float32 else LONG
     limits = np.finfo(storage if storage is not None and bound.kind in COMPOSITE else dtype)
     u = unit_roundoff(storage if storage is not None and bound.kind in COMPOSITE else dtype)
+    s = unit_roundoff(dtype)  # the sums' (a reduction of f16/bf16 accumulates in f32, contract 11)
     tiny = float(limits.smallest_subnormal)
     x = args[0] if args else None
     with np.errstate(all='ignore'):
@@ -111,7 +112,7 @@ def tolerance(bound, dtype, args, attrs, ref, got, storage=None):
             squares = (squares[0] - squares[1]) ** 2
             n = squares.size
             total = np.sum(squares)
-            return np.inf if total >= huge else (gamma(n, u) + 3 * u) * total / max(n, 1) + 2 * spacing(ref, dtype)
+            return np.inf if total >= huge else (gamma(n, s) + 3 * u) * total / max(n, 1) + 2 * spacing(ref, dtype)
         if bound.kind == 'matmul':
             a, b = (np.abs(v.astype(wide_type)) for v in args)
             k = a.shape[-1]
@@ -126,13 +127,14 @@ def tolerance(bound, dtype, args, attrs, ref, got, storage=None):
                 return np.zeros(ref.shape)
             if bound.kind == 'logsumexp':  # exp of x - m within u|x - m| e^-(m - x) <= u/e each, the sum, the log, + m
                 m = np.max(xs, axis=axes, keepdims=keep)
-                return (2 * n + 8) * u + 2 * u * (np.abs(ref) + np.where(np.isfinite(m), np.abs(m), 0)) + spacing(ref, dtype)
+                return n * (u + s) + 8 * u + 2 * u * (np.abs(ref) + np.where(np.isfinite(m), np.abs(m), 0)) + spacing(ref, dtype)
             # the mean's error d moves the centred sum S to S + n d^2; then n + 8 roundings of it
             divisor = max(0.0, n - float(attrs['correction']))
             peak = np.max(np.abs(xs), axis=axes, keepdims=True)
-            d = (n + 2) * u * peak
+            d = (n * s + 2 * u) * peak
             centred = np.sum((xs - np.mean(xs, axis=axes, keepdims=True)) ** 2, axis=axes, keepdims=True)
-            tol_var = (n * d * d + (n + 8) * u * (centred + n * d * d)) / divisor if divisor else np.zeros(centred.shape)
+            # (and each square may underflow by half the least subnormal)
+            tol_var = (n * d * d + (n * s + 8 * u) * (centred + n * d * d) + n * tiny) / divisor if divisor else np.zeros(centred.shape)
             tol_var = np.where((n * peak * peak >= huge) | ~np.isfinite(peak), np.inf, tol_var)
             if not keep:
                 tol_var = np.squeeze(tol_var, axis=axes)
@@ -144,22 +146,23 @@ def tolerance(bound, dtype, args, attrs, ref, got, storage=None):
         if bound.kind == 'softmax':  # x - max rounds (exp's condition number |x - max|), exp 1 ulp, the sum gamma(n), one division
             xs = x.astype(wide_type).reshape(ref.shape)
             shifted = np.abs(xs - np.max(xs, axis=int(attrs['axis']) % max(x.ndim, 1), keepdims=True)) if x.ndim else 0
-            return ((n + 8) * u + 2 * u * np.where(np.isfinite(shifted), shifted, 0)) * np.abs(ref) + 8 * tiny
+            return ((n * s + 8 * u) + 2 * u * np.where(np.isfinite(shifted), shifted, 0)) * np.abs(ref) + 8 * tiny
         if bound.kind == 'log_softmax':  # x - max exact; log of the sum within (n + 4) u absolute
-            return (n + 8) * u * (2 * np.abs(ref) + 2)
+            return (n * s + 8 * u) * (2 * np.abs(ref) + 2)
         # x's own dtype computes the normalisation; gamma and beta may widen the result after it
         u = max(u, unit_roundoff(np.float32 if x.dtype != np.float64 else np.float64))
+        s = max(s, unit_roundoff(np.float32 if x.dtype != np.float64 else np.float64))
         xs = x.astype(wide_type)
         gamma_row = np.abs(args[1].astype(wide_type))
         if bound.kind == 'rmsnorm':  # no bound when the sum of squares overflows the dtype
             squares = np.sum(xs * xs, axis=-1, keepdims=True)
-            return np.where(squares >= huge, np.inf, (n + 8) * u * np.abs(ref) + 8 * tiny * (1 + gamma_row))
+            return np.where(squares >= huge, np.inf, (n * s + 8 * u) * np.abs(ref) + 8 * tiny * (1 + gamma_row))
         if bound.kind == 'layernorm':  # the centring's error is u*max|x| over the row, scaled by 1/std
             mean = np.mean(xs, axis=-1, keepdims=True)
             var = np.mean((xs - mean) ** 2, axis=-1, keepdims=True)
             spread = np.max(np.abs(xs), axis=-1, keepdims=True) / np.sqrt(var + float(attrs['eps']))
             xhat = (xs - mean) / np.sqrt(var + float(attrs['eps']))
-            bound = (n + 16) * u * ((np.abs(xhat) + spread) * gamma_row + np.abs(args[2].astype(wide_type))) + spacing(ref, dtype)
+            bound = (n * s + 16 * u) * ((np.abs(xhat) + spread) * gamma_row + np.abs(args[2].astype(wide_type))) + spacing(ref, dtype)
             return np.where(n * var >= huge, np.inf, bound)  # the sum of squares overflows the dtype
     raise ValueError('no tolerance for bound ' + bound.kind)
 
