@@ -84,6 +84,17 @@ def all_cases():
              tolerance=0),
         Case("W14topk", "f32", (side, side), "W14 topk(10) over rows, 4096²", bytes=4 * side * side, tolerance=0),
     ]
+    # W14 concat: 4 parts of 4 Mi f32 joined (the C++ loop peer is a memcpy of each part to its
+    # place); the same with each part computed by an elementwise op, beside those ops writing four
+    # outputs of their own (what a concat fused into its parts' kernels should cost).
+    parts, n = 4, 4 * MI
+    cases += [
+        Case("W14concat", "f32", (parts, n), "W14 concat of 4 parts of 4 Mi f32", bytes=8 * parts * n, tolerance=0,
+             quick=True),
+        Case("W14concatops", "f32", (parts, n), "W14 concat(a*2, b+1, c*2, d+1), 4 × 4 Mi f32", bytes=8 * parts * n),
+        Case("W14separate", "f32", (parts, n), "W14 a*2, b+1, c*2, d+1 as four outputs, 4 × 4 Mi f32",
+             bytes=8 * parts * n),
+    ]
     # W15: a training step of the W8 MLP (forward, gradients, Adam); the backward passes of W5 and
     # W6, whose least traffic reads the inputs and dy and writes the gradients once.
     cases += [

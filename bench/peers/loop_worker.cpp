@@ -4,7 +4,9 @@
 //   loop_worker   (then the line protocol of worker_loop.hpp; threads from OMP_NUM_THREADS)
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -85,7 +87,30 @@ std::optional<bench::PreparedCase> prepare(const bench::CaseRequest& request, st
                   float(1e-3 / correction1), float(std::sqrt(correction2)));
     }, /*positive_input=*/3);
   }
-  why = "a hand-written loop is the peer of the elementwise, reduction and row workloads only";
+  if (w == "W14concat" || w == "W14concatops" || w == "W14separate") {  // parts, elements per part
+    const std::vector<std::int64_t> parts(std::size_t(d[0]), d[1]);
+    if (w == "W14concat")  // the memcpy of each part to its place, in 64 pieces a part over the threads
+      return make_case<float>(parts, {d[0] * d[1]}, [=](B& b) {
+        const std::int64_t piece = (d[1] + 63) / 64;
+#pragma omp parallel for collapse(2) schedule(static)
+        for (std::int64_t p = 0; p < d[0]; ++p)
+          for (std::int64_t first = 0; first < d[1]; first += piece)
+            std::memcpy(b.out(0) + p * d[1] + first, b.in(std::size_t(p)) + first,
+                        sizeof(float) * std::size_t(std::min(piece, d[1] - first)));
+      });
+    // Part p is p % 2 == 0 ? x * 2 : x + 1, written at p * n of one output or to an output of its own.
+    const bool joined = w == "W14concatops";
+    return make_case<float>(parts, joined ? std::vector<std::int64_t>{d[0] * d[1]} : parts, [=](B& b) {
+      for (std::int64_t p = 0; p < d[0]; ++p) {
+        const float* x = b.in(std::size_t(p));
+        float* y = joined ? b.out(0) + p * d[1] : b.out(std::size_t(p));
+        const float scale = p % 2 == 0 ? 2.0f : 1.0f, shift = p % 2 == 0 ? 0.0f : 1.0f;
+#pragma omp parallel for simd schedule(static)
+        for (std::int64_t i = 0; i < d[1]; ++i) y[i] = x[i] * scale + shift;
+      }
+    });
+  }
+  why = "a hand-written loop is the peer of the elementwise, reduction, row and concat workloads only";
   return std::nullopt;
 }
 

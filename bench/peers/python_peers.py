@@ -23,6 +23,17 @@ class Unsupported(Exception):
 # W13: random draws (each peer's own generator) and dropout's mask, with its baseline x * 2.
 RANDOM = ("W13uniform", "W13normal", "W13dropout", "W13scale")
 DROPOUT_P = 0.1
+# W14's concat of 4 parts, the same with each part an elementwise op, and those ops alone.
+CONCAT = ("W14concat", "W14concatops", "W14separate")
+
+
+def concat_functions(concatenate):
+    """W14's concat workloads over an array library's concatenate (np.concatenate, torch.cat)."""
+    return {
+        "W14concat": lambda *parts: concatenate(parts),
+        "W14concatops": lambda a, b, c, d: concatenate((a * 2, b + 1, c * 2, d + 1)),
+        "W14separate": lambda a, b, c, d: (a * 2, b + 1, c * 2, d + 1),
+    }
 
 
 def adam_step(sqrt, p, g, m, v):
@@ -47,6 +58,8 @@ def inputs_for(workload, dtype, d):
         return [x(1, (d[0],))]
     if workload == "W14topk":
         return [x(1, (d[0], d[1]))]
+    if workload in CONCAT:
+        return [x(stream, (d[1],)) for stream in range(1, d[0] + 1)]
     if workload == "W3a":
         return [x(1, (d[0], d[1])), x(2, (d[1],)), x(3, (d[0],))]
     if workload == "W3b":
@@ -114,6 +127,7 @@ def numpy_peer(threads):
                                 lambda v: v.max(-1, keepdims=True), lambda v: v.T)
 
     functions["W14cumsum"] = np.cumsum
+    functions.update(concat_functions(np.concatenate))
     functions["W14sort"] = np.sort  # its default kind: x86-simd-sort's AVX-512 quicksort from NumPy 1.26
     rng = np.random.default_rng(0)
     functions.update({
@@ -193,6 +207,7 @@ def jax_peer(threads):
     functions = array_functions(jnp, jax.nn.relu, jax.nn.sigmoid, lambda v: v.max(-1, keepdims=True),
                                 lambda v: v.T)
     functions["W14cumsum"] = jnp.cumsum
+    functions.update(concat_functions(jnp.concatenate))
     functions["W14sort"] = lambda x: jax.lax.sort_key_val(x, jnp.arange(x.shape[0]))[0]
     functions["W14topk"] = lambda x: jax.lax.top_k(x, 10)[0]
 
@@ -234,6 +249,7 @@ def torch_peer(threads, compiled):
     functions["W5"] = lambda x: torch.softmax(x, -1)
     functions["W6"] = lambda x, gamma, beta: torch.nn.functional.layer_norm(x, (x.shape[-1],), gamma, beta, 1e-5)
     functions["W14cumsum"] = lambda x: torch.cumsum(x, 0)
+    functions.update(concat_functions(torch.cat))
     functions["W14sort"] = lambda x: torch.sort(x, stable=True).values  # computes values and indices
     functions["W14topk"] = lambda x: torch.topk(x, 10).values
     functions.update({

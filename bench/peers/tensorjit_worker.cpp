@@ -187,6 +187,12 @@ std::optional<bench::PreparedCase> prepare_typed(const bench::CaseRequest& reque
       return Outputs{values, positions};
     }, 1);
   }
+  if (w == "W14concat" || w == "W14concatops" || w == "W14separate") {  // parts, elements per part
+    auto a = input<T>(1, {d[1]}), b = input<T>(2, {d[1]}), c = input<T>(3, {d[1]}), e = input<T>(4, {d[1]});
+    if (w == "W14concat") return make_case<T>([=] { return Outputs{tj::concat({a, b, c, e})}; });
+    if (w == "W14separate") return make_case<T>([=] { return Outputs{a * 2.0f, b + 1.0f, c * 2.0f, e + 1.0f}; });
+    return make_case<T>([=] { return Outputs{tj::concat({a * 2.0f, b + 1.0f, c * 2.0f, e + 1.0f})}; });
+  }
   if (w == "W16") return bench::prepare_minilm(request, why);  // sentences, tokens
   why = "unknown workload " + w;
   return std::nullopt;

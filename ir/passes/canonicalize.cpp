@@ -127,6 +127,44 @@ struct Rule {
   Rewrite rewrite;
 };
 
+// concat of operands some of which hold no element -> the concat of the others; an empty
+// result -> an empty constant.
+NodePtr drop_empty_parts(N node) {
+  if (node.numel() == 0) return make_constant(node.dtype(), node.shape(), Scalar{});
+  std::vector<NodePtr> kept;
+  for (const auto& part : node.inputs())
+    if (part->numel() > 0) kept.push_back(part);
+  if (kept.size() == node.inputs().size()) return nullptr;
+  return make_concat(std::move(kept), node.attr<ConcatAttr>().axis);
+}
+
+// concat of constants of one value (bitwise) -> that constant over the result's shape (a pad of
+// a constant).
+NodePtr join_equal_constants(N node) {
+  const NodePtr& first = x(node);
+  for (const auto& part : node.inputs())
+    if (part->op() != Op::constant || !bit_equal(part->attr<ConstantAttr>().value, first->attr<ConstantAttr>().value))
+      return nullptr;
+  return make_constant(node.dtype(), node.shape(), first->attr<ConstantAttr>().value);
+}
+
+// slice(concat(..., p, ...)) along the concat's axis whose elements all lie in one operand p ->
+// the slice of p (split of a concat; a pad's adjoint).
+NodePtr slice_one_part(N node) {
+  const NodePtr& joined = x(node);
+  const auto& slice = node.attr<SliceAttr>();
+  if (joined->op() != Op::concat || joined->attr<ConcatAttr>().axis != slice.axis || slice.count == 0) return nullptr;
+  const std::int64_t first = slice.start, last = slice.start + (slice.count - 1) * slice.step;
+  std::int64_t begin = 0;
+  for (const auto& part : joined->inputs()) {
+    const std::int64_t end = begin + part->shape()[static_cast<std::size_t>(slice.axis)];
+    if (std::min(first, last) >= begin && std::max(first, last) < end)
+      return Node::make(Op::slice, {part}, SliceAttr{slice.axis, slice.start - begin, slice.step, slice.count});
+    begin = end;
+  }
+  return nullptr;
+}
+
 const Rule kRules[] = {
     {Op::mul, [](N n) { return is_value(y(n), 1) ? x(n) : nullptr; }},                     // x*1 -> x
     {Op::mul, [](N n) { return is_value(x(n), 1) ? y(n) : nullptr; }},                     // 1*x -> x
@@ -163,6 +201,10 @@ const Rule kRules[] = {
     {Op::expand, [](N n) { return x(n)->op() == Op::expand ? make_expand(x(*x(n)), n.shape()) : nullptr; }},  // expand(expand(x)) -> expand(x)
     {Op::slice, [](N n) { return is_full_slice(n) ? x(n) : nullptr; }},                    // slice of the whole axis -> x
     {Op::slice, merge_slices},                                                             // slice(slice(x)) on one axis -> slice(x)
+    {Op::slice, slice_one_part},                                                           // slice(concat(a, b)) inside b -> slice(b)
+    {Op::concat, [](N n) { return n.inputs().size() == 1 ? x(n) : nullptr; }},             // concat(x) -> x
+    {Op::concat, drop_empty_parts},                                                        // concat(a, [], b) -> concat(a, b)
+    {Op::concat, join_equal_constants},                                                    // concat(c, c) -> c, one value
     {Op::reduce_sum, compute_in_f32},                                                      // sum(x: f16) -> cast(sum(cast(x, f32)), f16)
     {Op::reduce_prod, compute_in_f32},                                                     // likewise for every reduction,
     {Op::reduce_max, compute_in_f32},

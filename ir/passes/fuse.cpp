@@ -37,15 +37,16 @@ class Planner {
     for (const auto& node : order_)
       for (const auto& in : node->inputs()) users_[in.get()].push_back(node.get());
     // An iota is a leaf that the loop, reduce, scan and row kernels reading it compute from each
-    // element's offset (IotaAttr), like an input they read; it is written out only as a graph
-    // output or as the operand of a step that reads memory (a matmul's GEMM, the interpreter's
-    // orderings).
+    // element's offset (IotaAttr), like an input they read (a concat's copy kernel too); it is
+    // written out only as a graph output or as the operand of a step that reads memory (a matmul's
+    // GEMM, the interpreter's orderings).
     for (const auto& node : order_) {
       if (node->op() != Op::iota) continue;
       const auto& users = users_[node.get()];
       const bool read_from_memory = std::any_of(users.begin(), users.end(), [&](const Node* user) {
         if (user->op() == Op::gather) return user->input(0).get() == node.get();
-        return !is_elementwise(user->op()) && !is_reduce(user->op()) && !is_scan(user->op());
+        return !is_elementwise(user->op()) && !is_reduce(user->op()) && !is_scan(user->op()) &&
+               user->op() != Op::concat;
       });
       if (graph_outputs_.count(node.get()) || read_from_memory) written_iotas_.insert(node.get());
     }
@@ -55,9 +56,10 @@ class Planner {
     compute_depths();
     std::vector<Step> steps = group_loops();
     for (const auto& node : order_)
-      if (is_single_op(*node) && !is_order(node->op()) && node->op() != Op::scatter_add)
+      if (is_single_op(*node) && !is_order(node->op()) && node->op() != Op::scatter_add && node->op() != Op::concat)
         steps.push_back(single_step(node));
     add_sort_steps(steps);
+    add_concat_steps(steps);
     for (const auto& node : order_)
       if (node->op() == Op::scatter_add)
         steps.push_back(Step{Step::Kind::scatter, {node}, {node}, {"scatter_add runs as a scatter step"}});
@@ -75,7 +77,7 @@ class Planner {
   // Ops materialised by a step of their own: single steps, and the sort steps of orderings.
   bool is_single_op(const Node& node) const {
     return is_reduce(node.op()) || is_scan(node.op()) || is_order(node.op()) || node.op() == Op::matmul ||
-           node.op() == Op::scatter_add || written_iotas_.count(&node) != 0;
+           node.op() == Op::scatter_add || node.op() == Op::concat || written_iotas_.count(&node) != 0;
   }
 
   // How many materialisations the longest path from a source to `node` passes through: a single
@@ -176,11 +178,84 @@ class Planner {
     }
   }
 
+  // A concat written in place (docs/architecture.md, "Joining"): one concat step per concat that
+  // is not itself an operand written in place into another (`nested`), holding as its parts the
+  // loop steps whose every output is an operand of it or of the concats nested in it and is read
+  // by nothing else. Those parts write their outputs into the concat's buffer, each at its place;
+  // the runtime copies every other operand there. The step's nodes are its parts' nodes, then the
+  // concats inner first, the root last.
+  void add_concat_steps(std::vector<Step>& steps) {
+    std::unordered_map<const Node*, std::size_t> written_by;
+    for (std::size_t s = 0; s < steps.size(); ++s)
+      if (steps[s].kind == Step::Kind::loop)
+        for (const auto& out : steps[s].outputs) written_by[out.get()] = s;
+    std::vector<bool> absorbed(steps.size(), false);
+    std::vector<Step> joined;
+    for (const auto& node : order_) {
+      if (node->op() != Op::concat || nested(*node)) continue;
+      std::vector<NodePtr> concats;
+      std::unordered_set<const Node*> tree, leaves;
+      collect_concat_tree(node, concats, tree, leaves);
+      Step step;
+      step.kind = Step::Kind::concat;
+      for (const NodePtr& concat : concats)
+        for (const auto& part : concat->inputs()) {
+          auto found = written_by.find(part.get());
+          if (found == written_by.end() || absorbed[found->second] ||
+              !writes_only_into(steps[found->second], tree, leaves))
+            continue;
+          absorbed[found->second] = true;
+          Step loop = steps[found->second];
+          for (auto& reason : loop.reasons) reason = fmt::format("written in place into concat %{}", position_[node.get()]);
+          step.nodes.insert(step.nodes.end(), loop.nodes.begin(), loop.nodes.end());
+          step.parts.push_back(std::move(loop));
+        }
+      step.nodes.insert(step.nodes.end(), concats.begin(), concats.end());
+      step.outputs = {node};
+      step.reasons = {graph_outputs_.count(node.get()) ? "graph output (a concat)" : "concat, read by another step"};
+      joined.push_back(std::move(step));
+    }
+    std::vector<Step> kept;
+    for (std::size_t s = 0; s < steps.size(); ++s)
+      if (!absorbed[s]) kept.push_back(std::move(steps[s]));
+    kept.insert(kept.end(), std::make_move_iterator(joined.begin()), std::make_move_iterator(joined.end()));
+    steps = std::move(kept);
+  }
+
+  // A concat whose one reader is another concat (it is written in place into that one's buffer).
+  bool nested(const Node& node) const {
+    if (node.op() != Op::concat || graph_outputs_.count(&node)) return false;
+    auto users = users_.find(&node);
+    return users != users_.end() && users->second.size() == 1 && users->second.front()->op() == Op::concat;
+  }
+
+  // The concats nested in `root` (inner first, root last) and the operands that are not.
+  void collect_concat_tree(const NodePtr& root, std::vector<NodePtr>& concats, std::unordered_set<const Node*>& tree,
+                           std::unordered_set<const Node*>& leaves) {
+    for (const auto& part : root->inputs()) {
+      if (nested(*part)) collect_concat_tree(part, concats, tree, leaves);
+      else leaves.insert(part.get());
+    }
+    concats.push_back(root);
+    tree.insert(root.get());
+  }
+
+  // Whether every value `loop` writes is an operand of the concat tree that nothing else reads.
+  bool writes_only_into(const Step& loop, const std::unordered_set<const Node*>& tree,
+                        const std::unordered_set<const Node*>& leaves) const {
+    for (const auto& out : loop.outputs) {
+      if (!leaves.count(out.get()) || graph_outputs_.count(out.get())) return false;
+      for (const Node* user : users_.at(out.get()))
+        if (!tree.count(user)) return false;
+    }
+    return !loop.outputs.empty();
+  }
+
   // Steps of lower depth first; at one depth the single and fill steps (which read only lower
   // depths) before the loops (which may read them); then the topological order of the step's first
-  // node.
+  // node (of its concat, for a concat step, whose parts come before it).
   std::tuple<int, int, std::size_t> sort_key(const Step& step) {
-    const Node* first = step.nodes.front().get();
+    const Node* first = (step.kind == Step::Kind::concat ? step.outputs : step.nodes).front().get();
     return {depth_[first], step.kind == Step::Kind::loop ? 1 : 0, position_[first]};
   }
 

@@ -12,7 +12,11 @@
 //     scans into `reduce` and `scan` steps with their elementwise producers and consumers;
 //     fuse_epilogues.hpp gives a matmul its consumers;
 //   - a `sort` step is a sort and/or an argsort of one operand with equal attributes (a topk's
-//     values and indices): one sort of each row gives both.
+//     values and indices): one sort of each row gives both;
+//   - a `concat` step computes a concat (and the concats read only by it, nested in it): its
+//     parts are the loop steps whose every output is one of its operands, read by nothing else;
+//     they write those outputs in place into the concat's buffer, and the runtime copies the other
+//     operands there (docs/architecture.md, "Joining").
 // A value is materialised only at a graph output, at a single step's operand, or where another
 // group reads it; each such decision is recorded with its reason. Groups are cut where a path
 // between two elementwise ops leaves the group through a single step (that would be a cycle), and

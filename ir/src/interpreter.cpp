@@ -34,6 +34,7 @@ Value evaluate_node(const Node& node, std::span<const Value> inputs) {
     case OpCategory::scan: return evaluate_scan(node, inputs[0]);
     case OpCategory::order: return evaluate_order(node, inputs[0]);
     case OpCategory::indexing: return evaluate_indexing(node, inputs);
+    case OpCategory::join: return evaluate_concat(node, inputs);
     case OpCategory::contraction: return evaluate_matmul(node, inputs[0], inputs[1]);
   }
   TJ_INTERNAL_CHECK(false) << "interpreter: " << op_name(node.op()) << " has no category";
@@ -50,7 +51,7 @@ std::vector<Value> interpret(const Graph& graph) {
   for (const NodePtr& node : topological_order(graph)) {
     inputs.clear();
     for (const NodePtr& input : node->inputs()) inputs.push_back(values.at(input.get()));
-    TJ_INTERNAL_CHECK(static_cast<int>(inputs.size()) == info(node->op()).arity)
+    TJ_INTERNAL_CHECK(arity_allows(node->op(), inputs.size()))
         << "interpreter: " << op_name(node->op()) << " has " << inputs.size() << " inputs";
     Value value = evaluate_node(*node, inputs);
     TJ_INTERNAL_CHECK(value.dtype == node->dtype() && value.layout.shape == node->shape())

@@ -31,6 +31,8 @@ Value evaluate_order(const Node& node, const Value& input);
 // gather and scatter_add (docs/indexing.md): throws tensorjit::Error for the first index, in
 // row-major order, outside its axis.
 Value evaluate_indexing(const Node& node, std::span<const Value> inputs);
+// concat: the operands one after the other along its axis, written contiguously.
+Value evaluate_concat(const Node& node, std::span<const Value> inputs);
 // matmul, one fused multiply-add chain per output element, written contiguously.
 Value evaluate_matmul(const Node& node, const Value& a, const Value& b);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <string>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <vector>
@@ -251,6 +252,31 @@ Inferred infer_indexing(Op op, const std::vector<NodePtr>& inputs, const Attrs& 
   return {x->dtype(), x->shape()};
 }
 
+// concat: one dtype (the API promotes first), one rank of at least 1, equal extents but along the
+// axis, whose extents add up.
+Inferred infer_concat(const std::vector<NodePtr>& inputs, const Attrs& attrs) {
+  const auto* a = std::get_if<ConcatAttr>(&attrs);
+  TJ_CHECK(a) << "concat: missing its axis";
+  const NodePtr& first = inputs[0];
+  TJ_CHECK(a->axis >= 0 && a->axis < first->rank())
+      << "concat: axis " << a->axis << " is out of range for " << describe(first)
+      << (first->rank() == 0 ? " (a 0-d value has no axis to join along; reshape it to [1] first)" : "");
+  Shape out = first->shape();
+  out[static_cast<std::size_t>(a->axis)] = 0;
+  for (const auto& in : inputs) {
+    TJ_CHECK(in->dtype() == first->dtype())
+        << "concat: operands must have one dtype (promote with cast first), got " << describe_inputs(inputs);
+    bool matches = in->rank() == first->rank();
+    for (int d = 0; matches && d < first->rank(); ++d) matches = d == a->axis || in->shape()[d] == first->shape()[d];
+    TJ_CHECK(matches) << "concat: operands must have one shape but along axis " << a->axis << ", got "
+                      << describe_inputs(inputs);
+    std::int64_t& extent = out[static_cast<std::size_t>(a->axis)];
+    TJ_CHECK(!__builtin_add_overflow(extent, in->shape()[static_cast<std::size_t>(a->axis)], &extent))
+        << "concat: the extents along axis " << a->axis << " of " << describe_inputs(inputs) << " overflow int64";
+  }
+  return {first->dtype(), out};
+}
+
 Inferred infer_matmul(const NodePtr& a, const NodePtr& b) {
   TJ_CHECK(a->rank() >= 2 && b->rank() >= 2 && a->rank() == b->rank())
       << "matmul: operands " << describe(a) << " and " << describe(b)
@@ -268,12 +294,14 @@ Inferred infer_matmul(const NodePtr& a, const NodePtr& b) {
 
 Inferred infer(Op op, const std::vector<NodePtr>& inputs, const Attrs& attrs) {
   const OpInfo& oi = info(op);
-  TJ_CHECK(static_cast<int>(inputs.size()) == oi.arity)
-      << oi.name << ": takes " << oi.arity << " inputs, got " << inputs.size();
+  TJ_CHECK(arity_allows(op, inputs.size()))
+      << oi.name << ": takes " << (oi.arity < 0 ? std::string("one or more") : std::to_string(oi.arity))
+      << " inputs, got " << inputs.size();
   for (const auto& in : inputs) TJ_CHECK(in) << oi.name << ": an input is null";
 
   if (oi.category == OpCategory::source) return infer_source(op, attrs);
   if (oi.category == OpCategory::indexing) return infer_indexing(op, inputs, attrs);
+  if (oi.category == OpCategory::join) return infer_concat(inputs, attrs);
 
   // Elementwise operands (all but where's condition) share one dtype and one shape.
   const std::size_t first = op == Op::where ? 1 : 0;
@@ -380,6 +408,8 @@ std::size_t hash_attrs(const Attrs& attrs) {
           hash_combine(seed, a.axis);
           hash_combine(seed, a.index_axes);
           hash_combine(seed, static_cast<int>(a.origin));
+        } else if constexpr (std::is_same_v<A, ConcatAttr>) {
+          hash_combine(seed, a.axis);
         }
       },
       attrs);
@@ -575,6 +605,8 @@ bool attrs_equal(const Attrs& a, const Attrs& b) {
           return x.axis == y.axis && x.descending == y.descending && x.count == y.count;
         } else if constexpr (std::is_same_v<A, IndexAttr>) {
           return x.axis == y.axis && x.index_axes == y.index_axes && x.origin == y.origin;
+        } else if constexpr (std::is_same_v<A, ConcatAttr>) {
+          return x.axis == y.axis;
         } else {
           return x.axes == y.axes && x.keepdims == y.keepdims && x.mode == y.mode;
         }
@@ -629,6 +661,12 @@ NodePtr make_gather(NodePtr x, NodePtr indices, IndexAttr attr) {
 }
 NodePtr make_scatter_add(NodePtr base, NodePtr indices, NodePtr values, IndexAttr attr) {
   return Node::make(Op::scatter_add, {std::move(base), std::move(indices), std::move(values)}, attr);
+}
+NodePtr make_concat(std::vector<NodePtr> parts, int axis) {
+  return Node::make(Op::concat, std::move(parts), ConcatAttr{axis});
+}
+NodePtr make_slice(NodePtr x, int axis, std::int64_t start, std::int64_t count) {
+  return Node::make(Op::slice, {std::move(x)}, SliceAttr{axis, start, 1, count});
 }
 
 }  // namespace tensorjit::ir

@@ -10,7 +10,7 @@ namespace tensorjit::ir {
 namespace {
 
 constexpr std::array<std::string_view, kStepKindCount> kStepKindNames = {
-    "loop", "single", "reduce", "product", "row", "fill", "scan", "sort", "scatter"};
+    "loop", "single", "reduce", "product", "row", "fill", "scan", "sort", "scatter", "concat"};
 
 }  // namespace
 
@@ -33,7 +33,8 @@ std::string print_plan(const Plan& plan) {
   for (std::size_t s = 0; s < plan.steps.size(); ++s) {
     const Step& step = plan.steps[s];
     const Node* shown = step.nodes.front().get();
-    // A row step is shown over its rows: the input of its reductions.
+    // A row step is shown over its rows: the input of its reductions; a concat step over its result.
+    if (step.kind == Step::Kind::concat) shown = step.outputs.front().get();
     for (const auto& n : step.nodes)
       if (step.kind == Step::Kind::row && is_reduce(n->op()) && shown == step.nodes.front().get())
         shown = n->input(0).get();
@@ -46,12 +47,21 @@ std::string print_plan(const Plan& plan) {
       if (step.kind == Step::Kind::product && n == step.nodes[1]) ops += "\n  epilogue";
       ops += fmt::format(" %{}:{}", position[n.get()], op_name(n->op()));
     }
-    if (step.kind == Step::Kind::row) {
+    if (step.kind == Step::Kind::row || step.kind == Step::Kind::concat) {
       // A row step runs its parts in turn on each chunk of rows, while the chunk stays in cache.
       ops.clear();
       for (std::size_t p = 0; p < step.parts.size(); ++p) {
         ops += fmt::format("\n  part {} ({}):", p, step_kind_name(step.parts[p].kind));
         for (const auto& n : step.parts[p].nodes) ops += fmt::format(" %{}:{}", position[n.get()], op_name(n->op()));
+        if (step.kind != Step::Kind::concat) continue;
+        for (std::size_t o = 0; o < step.parts[p].outputs.size(); ++o)
+          ops += fmt::format("\n    writes %{} ({})", position[step.parts[p].outputs[o].get()], step.parts[p].reasons[o]);
+      }
+      // A concat step's parts write into its buffer; its other operands are copied there.
+      if (step.kind == Step::Kind::concat) {
+        ops += "\n  joins";
+        for (const auto& n : step.nodes)
+          if (n->op() == Op::concat) ops += fmt::format(" %{}:{}", position[n.get()], op_name(n->op()));
       }
     }
     out += fmt::format("  computes{}\n", ops);

@@ -306,6 +306,7 @@ class Parser {
   }
 
   std::vector<NodePtr> read_operands(Op op) {
+    if (info(op).arity < 0) return read_operand_list(op);
     int arity = info(op).arity;
     std::vector<NodePtr> operands;
     skip_spaces();
@@ -326,6 +327,25 @@ class Parser {
     if (peek() == '%' || peek() == ',') {
       fail_at(pos_, fmt::format("expected no more operands ({} takes {})", op_name(op), arity));
     }
+    return operands;
+  }
+
+  // A variadic op's operands: one or more, comma-separated.
+  std::vector<NodePtr> read_operand_list(Op op) {
+    std::vector<NodePtr> operands;
+    skip_spaces();
+    while (true) {
+      if (peek() != '%') {
+        fail_at(pos_, fmt::format("expected operand {} of {} ('%<n>'; {} takes one or more operands)",
+                                  operands.size() + 1, op_name(op), op_name(op)));
+      }
+      operands.push_back(read_reference());
+      skip_spaces();
+      if (peek() != ',') break;
+      expect_char(',', "','");
+      skip_spaces();
+    }
+    if (peek() == '%') fail_at(pos_, fmt::format("expected ',' between the operands of {}", op_name(op)));
     return operands;
   }
 
@@ -518,6 +538,7 @@ class Parser {
       case OpCategory::order:
         return SortAttr{reader.integer<int>("axis"), reader.boolean("descending"),
                         reader.integer<std::int64_t>("count")};
+      case OpCategory::join: return ConcatAttr{reader.integer<int>("axis")};
       case OpCategory::indexing: {
         IndexAttr index{reader.integer<int>("axis"), reader.integer<int>("index_axes"), IndexOrigin::take};
         auto [origin, origin_position] = reader.token("origin");

@@ -106,6 +106,7 @@ std::string format_attributes(const Node& node) {
     std::string operator()(const IndexAttr& a) const {
       return fmt::format(" axis={} index_axes={} origin={}", a.axis, a.index_axes, index_origin_name(a.origin));
     }
+    std::string operator()(const ConcatAttr& a) const { return fmt::format(" axis={}", a.axis); }
   };
   return std::visit(Formatter{}, node.attrs());
 }

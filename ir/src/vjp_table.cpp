@@ -272,6 +272,19 @@ Adjoints vjp_matmul(N node, N g) {
           make_binary(Op::matmul, make_permute(x(node), swap), g)};
 }
 
+// Each operand's adjoint is its own stretch of g along the axis.
+Adjoints vjp_concat(N node, N g) {
+  const int axis = node->attr<ConcatAttr>().axis;
+  Adjoints adjoints;
+  std::int64_t start = 0;
+  for (const auto& part : node->inputs()) {
+    const std::int64_t extent = part->shape()[static_cast<std::size_t>(axis)];
+    adjoints.push_back(make_slice(g, axis, extent == 0 ? 0 : start, extent));
+    start += extent;
+  }
+  return adjoints;
+}
+
 Adjoints vjp_identity(N, N g) { return {g}; }
 Adjoints vjp_neg(N, N g) { return {neg(g)}; }
 Adjoints vjp_zero(N node, N) { return {zeros(x(node))}; }
@@ -363,6 +376,7 @@ constexpr VjpRow kVjpTable[] = {
     none(Op::argsort, "an index result"),
     rule(Op::gather, vjp_gather),
     rule(Op::scatter_add, vjp_scatter_add),
+    rule(Op::concat, vjp_concat),
     rule(Op::matmul, vjp_matmul),
 };
 

@@ -81,6 +81,8 @@ class KeyWriter {
             word(a.axis);
             word(a.index_axes);
             word(static_cast<int>(a.origin));
+          } else if constexpr (std::is_same_v<A, ir::ConcatAttr>) {
+            word(a.axis);
           } else {
             // A new kind of attribute must reach the key: two graphs that differ only in it would
             // otherwise share one plan.

@@ -32,6 +32,22 @@ bool streams_outputs(const ir::Step& step, const ir::Shape& domain) {
   return config().streams(bytes);
 }
 
+// Streaming stores need each vector store aligned to its size. The flat form counts alignment
+// from the outputs' first elements, so a placed output must start on a 64-byte boundary of its
+// concat's buffer; the placed form counts it from output 0's address, which says nothing of the
+// others', and a strided output stores single elements: one contiguous output only.
+bool may_stream(const PreparedLoop& prepared, const codegen::LoopKernelSpec& spec) {
+  if (spec.form == codegen::LoopForm::tile) return false;
+  if (spec.form == codegen::LoopForm::placed)
+    return spec.output_access.size() == 1 && spec.output_access.front() == codegen::InnerAccess::contiguous;
+  for (std::size_t j = 0; j < prepared.places.size(); ++j) {
+    const auto& place = prepared.places[j];
+    const auto bytes = place.layout.offset * static_cast<std::int64_t>(itemsize(spec.expression.outputs[j]->dtype()));
+    if (place.into && bytes % 64 != 0) return false;
+  }
+  return true;
+}
+
 // Tiles. A rank-2 domain with an input read transposed (its outer axis walks memory more closely
 // than its inner one, as b in a + b.T) is run in blocks of 64 x 64, and each block of such an
 // input is first copied into a scratch tile that the kernel then reads as contiguous. Read in
@@ -123,9 +139,13 @@ void throw_first_fault(const PreparedLoop& prepared, const std::vector<codegen::
 }  // namespace
 
 std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, const ValueTable& values,
-                                                     const StepDump& dump, LoopLaunch launch) {
+                                                     const StepDump& dump, LoopLaunch launch,
+                                                     std::vector<OutputPlace> places) {
   auto prepared = std::make_shared<PreparedLoop>();
   prepared->domain = step.nodes.front()->shape();
+  TJ_INTERNAL_CHECK(places.empty() || places.size() == step.outputs.size())
+      << "loop step: " << places.size() << " places for " << step.outputs.size() << " outputs";
+  prepared->places = std::move(places);
 
   // Leaves read from memory become the kernel's inputs; constants stay in its expression.
   codegen::LoopKernelSpec spec;
@@ -170,9 +190,27 @@ std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, cons
   });
   for (const auto& out : step.outputs) spec.expression.outputs.push_back(expression.rebuild(out));
 
+  // Placed outputs walk the domain through their own strides: axes merge only where they allow.
+  const std::size_t leaf_count = operand_strides.size();
+  for (const auto& place : prepared->places)
+    operand_strides.push_back(place.into ? place.layout.strides : ir::contiguous_strides(prepared->domain));
   MergedAxes collapsed = merge_axes(prepared->domain, operand_strides);
   TJ_INTERNAL_CHECK(collapsed.shape.size() <= static_cast<std::size_t>(codegen::kMaxLoopRank))
       << "loop step: rank " << collapsed.shape.size() << " domain";
+  const std::vector<ir::Strides> output_strides(collapsed.strides.begin() + static_cast<std::ptrdiff_t>(leaf_count),
+                                                collapsed.strides.end());
+  collapsed.strides.resize(leaf_count);
+  if (std::any_of(output_strides.begin(), output_strides.end(),
+                  [&](const ir::Strides& strides) { return strides != ir::contiguous_strides(collapsed.shape); })) {
+    spec.form = codegen::LoopForm::placed;
+    prepared->output_strides.assign(output_strides.size() * codegen::kMaxLoopRank, 0);
+    for (std::size_t j = 0; j < output_strides.size(); ++j) {
+      std::copy(output_strides[j].begin(), output_strides[j].end(),
+                prepared->output_strides.begin() + static_cast<std::ptrdiff_t>(j * codegen::kMaxLoopRank));
+      spec.output_access.push_back(output_strides[j].back() == 1 ? codegen::InnerAccess::contiguous
+                                                                 : codegen::InnerAccess::strided);
+    }
+  }
   for (const auto& s : collapsed.strides) spec.access.push_back(classify_inner_stride(s.back()));
   prepared->collapsed_shape = collapsed.shape;
   for (const auto& leaf : prepared->leaves)
@@ -185,7 +223,7 @@ std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, cons
   for (std::size_t k = 0; k < prepared->leaves.size(); ++k) any_staged = any_staged || staged(k);
   // A tile kernel has no flat positions to report an index out of range at.
   const bool gathers = std::any_of(prepared->gathers.begin(), prepared->gathers.end(), [](const auto& g) { return g != nullptr; });
-  if (launch == LoopLaunch::whole_domain && any_staged && !gathers) {
+  if (launch == LoopLaunch::whole_domain && any_staged && !gathers && prepared->places.empty()) {
     spec.form = codegen::LoopForm::tile;
     prepared->tile_rows = kTileRows;
     prepared->tile_columns = kTileColumns;
@@ -202,7 +240,7 @@ std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, cons
     std::copy(collapsed.strides[k].begin(), collapsed.strides[k].end(),
               prepared->input_strides.begin() + static_cast<std::ptrdiff_t>(k * codegen::kMaxLoopRank));
 
-  spec.streaming_stores = spec.form == codegen::LoopForm::flat && streams_outputs(step, prepared->domain);
+  spec.streaming_stores = streams_outputs(step, prepared->domain) && may_stream(*prepared, spec);
   codegen::DumpRequest request{dump.folder, dump.kernel_name};
   prepared->kernel = codegen::compile_loop_kernel(jit(), spec, dump.folder.empty() ? nullptr : &request);
   return prepared;
@@ -221,8 +259,15 @@ void PreparedLoop::launch(const ir::Step& step, ValueTable& values, const StepDu
   }
   std::vector<void*> output_pointers;
   std::vector<std::int64_t> output_itemsizes;
-  for (const auto& out : step.outputs) {
+  for (std::size_t j = 0; j < step.outputs.size(); ++j) {
+    const ir::NodePtr& out = step.outputs[j];
     output_itemsizes.push_back(static_cast<std::int64_t>(itemsize(out->dtype())));
+    if (!prepared.places.empty() && prepared.places[j].into) {
+      ir::Value placed{values.at(prepared.places[j].into).buffer, out->dtype(), prepared.places[j].layout};
+      output_pointers.push_back(const_cast<char*>(element_pointer(placed)));
+      values.put(out.get(), std::move(placed));
+      continue;
+    }
     auto buffer = ir::Buffer::allocate_uninitialized(static_cast<std::size_t>(numel) * itemsize(out->dtype()));
     output_pointers.push_back(buffer->data());
     values.put(out.get(), ir::Value{std::move(buffer), out->dtype(), ir::Layout::contiguous(prepared.domain)});
@@ -239,6 +284,7 @@ void PreparedLoop::launch(const ir::Step& step, ValueTable& values, const StepDu
   args.inputs = input_pointers.data();
   args.input_strides = prepared.input_strides.data();
   args.outputs = output_pointers.data();
+  args.output_strides = prepared.output_strides.empty() ? nullptr : prepared.output_strides.data();
   args.gather_bounds = prepared.gather_bounds.data();
   auto* function = prepared.kernel->as<codegen::LoopFunction>();
 

@@ -7,6 +7,14 @@
 
 namespace tensorjit::detail {
 
+// Where a loop step inside a concat step writes one of its outputs (concat_step.hpp): at `layout`
+// (of the output's shape) of the buffer of `into`, the concat, which the concat step allocates
+// before its parts run. `into` null: a contiguous buffer of the output's own.
+struct OutputPlace {
+  const ir::Node* into = nullptr;
+  ir::Layout layout;
+};
+
 // The compiled kernel, the values it reads in argument order, and the collapsed domain with each
 // argument's strides.
 struct PreparedLoop final : PreparedStep {
@@ -35,6 +43,11 @@ struct PreparedLoop final : PreparedStep {
   // a one-element buffer held here; an axis of no elements), else null.
   std::vector<const void*> fixed_pointers;
   std::vector<std::shared_ptr<ir::Buffer>> held;
+  // Empty, or one per output: where it is written. A placed output whose region the collapsed
+  // domain walks as one contiguous range is written by the flat form at its first element; when
+  // some is not, the kernel is of the placed form and writes through output_strides.
+  std::vector<OutputPlace> places;
+  std::vector<std::int64_t> output_strides;  // outputs x codegen::kMaxLoopRank, placed form only
 
   void launch(const ir::Step& step, ValueTable& values, const StepDump& dump) const override;
 };
@@ -46,6 +59,7 @@ enum class LoopLaunch { whole_domain, element_ranges };
 
 std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, const ValueTable& values,
                                                      const StepDump& dump,
-                                                     LoopLaunch launch = LoopLaunch::whole_domain);
+                                                     LoopLaunch launch = LoopLaunch::whole_domain,
+                                                     std::vector<OutputPlace> places = {});
 
 }  // namespace tensorjit::detail

@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "runtime/src/concat_step.hpp"
 #include "runtime/src/fill_step.hpp"
 #include "runtime/src/loop_step.hpp"
 #include "runtime/src/product_step.hpp"
@@ -40,6 +41,7 @@ constexpr std::array<StepKind, ir::kStepKindCount> kStepKinds = {{
     {Kind::scan,     "",           prepare_as_step<prepare_scan_step>},
     {Kind::sort,     "",           prepare_sort_step},
     {Kind::scatter,  "",           prepare_scatter_step},
+    {Kind::concat,   "",           prepare_concat_step},
 }};
 
 constexpr bool rows_follow_the_enum() {

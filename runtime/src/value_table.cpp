@@ -20,6 +20,13 @@ ir::NodePtr ValueTable::kernel_leaf(const ir::NodePtr& read, const ir::Value& va
   return ir::make_input(value.buffer, value.dtype, value.layout);
 }
 
+const ir::Value& ValueTable::at(const ir::Node* node) const {
+  auto it = values_.find(node);
+  TJ_INTERNAL_CHECK(it != values_.end()) << "plan: " << ir::op_name(node->op()) << " " << ir::shape_str(node->shape())
+                                         << " is read before any step computed it";
+  return it->second;
+}
+
 ir::Value ValueTable::resolve(const ir::NodePtr& node) const {
   if (auto it = values_.find(node.get()); it != values_.end()) return it->second;
   switch (node->op()) {

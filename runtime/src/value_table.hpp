@@ -20,6 +20,8 @@ class ValueTable {
   void put(const ir::Node* node, ir::Value value) { values_[node] = std::move(value); }
   void drop(const ir::Node* node) { values_.erase(node); }
   bool has(const ir::Node* node) const { return values_.count(node) != 0; }
+  // The value a step put for `node` (InternalError when none).
+  const ir::Value& at(const ir::Node* node) const;
   // The value of any node that needs no computation of its own here: an input, a constant (one
   // element with zero strides), a materialised node, or a view chain over one of these; an iota
   // no step wrote is its layout over no memory, at codegen::kIotaAddress (its readers' kernels

@@ -264,6 +264,19 @@ TEST_CASE("elementwise functions built from other ops name themselves") {
   CHECK_PREFIX(message_of([&] { return ~x; }), "bitwise_not: needs an integer or bool tensor, got f32[2, 3]");
 }
 
+TEST_CASE("joining names concat, stack, split or pad, and the shapes") {
+  auto a = tj::zeros({2, 3});
+  auto b = tj::zeros({3, 3}, tj::i32);
+  CHECK_PREFIX(message_of([&] { return tj::concat({a, b}, 1); }),
+               "concat: tensor 1 of (f32[2, 3], i32[3, 3]) must have the rank and the extents of tensor 0 but along axis 1");
+  CHECK_PREFIX(message_of([&] { return tj::concat({tj::scalar(1.0f)}); }), "concat: tensor 0 of (f32[]) is 0-d");
+  CHECK_PREFIX(message_of([&] { return tj::concat({a}, -3); }), "concat: axis -3 is out of range for shape [2, 3]");
+  CHECK_PREFIX(message_of([&] { return tj::stack({a, b}); }), "stack: tensor 1 of (f32[2, 3], i32[3, 3]) must have the shape");
+  CHECK_PREFIX(message_of([&] { return tj::split(a, {1, 1}, 1); }), "split: sizes [1, 1] add up to 2, but axis 1 of f32[2, 3] has 3");
+  CHECK_PREFIX(message_of([&] { return tj::pad(a, {{0, -1}}); }), "pad: the widths (0, -1) of f32[2, 3] must not be negative");
+  CHECK(a.to_vector<float>().size() == 6);  // still valid after the throws
+}
+
 TEST_CASE("reading values names the accessor") {
   tj::Tensor empty;
   CHECK_PREFIX(message_of([&] { return empty.item<float>(); }), "item: the tensor is empty");

@@ -352,7 +352,8 @@ class RandomGraphBuilder {
     if (kind < 75) return add_view(pick_recent());
     if (kind < 90) return add_reduce(pick_recent());
     if (kind < 93) return add_scan_or_order(pick_recent());
-    if (kind < 97) return add_indexing(pick_recent());
+    if (kind < 95) return add_indexing(pick_recent());
+    if (kind < 97) return add_concat(pick_recent());
     add_matmul(pick_recent());
   }
 
@@ -531,6 +532,35 @@ class RandomGraphBuilder {
     if (tensorjit::is_storage_float(dtype)) return;  // not indexed yet (docs/indexing.md)
     add(ir::make_scatter_add(coerce(x, dtype), indices, operand(index_shape, dtype),
                              ir::IndexAttr{axis, 0, ir::IndexOrigin::scatter_add}));
+  }
+
+  // A concat of x and one to three other operands along a random axis (new ones of random
+  // extents there: existing nodes, expands, sources; x again, or a size-1 view of each, as stack
+  // makes), or a nested concat when the pool holds one.
+  void add_concat(ir::NodePtr x) {
+    if (excluded(ir::Op::concat)) return;
+    const bool stacked = chance(0.25) && x->rank() < options_.max_rank;
+    if (x->rank() == 0 || stacked) {
+      ir::Shape grown = x->shape();
+      grown.insert(grown.begin() + uniform(0, x->rank()), 1);
+      x = add(ir::make_reshape(x, grown));
+    }
+    const int axis = uniform(0, x->rank() - 1);
+    const auto a = static_cast<std::size_t>(axis);
+    std::vector<ir::NodePtr> parts{x};
+    ir::Shape total = x->shape();
+    for (int n = uniform(1, 3); n > 0; --n) {
+      const bool again = chance(0.2);
+      ir::Shape shape = x->shape();
+      if (!again) shape[a] = stacked ? 1 : random_extent();
+      ir::Shape grown = total;
+      grown[a] += shape[a];
+      if (numel(grown) > options_.max_elements) break;
+      parts.push_back(again ? x : operand(shape, x->dtype()));
+      total = grown;
+    }
+    if (chance(0.5)) std::shuffle(parts.begin(), parts.end(), rng_);
+    add(ir::make_concat(std::move(parts), axis));
   }
 
   void add_matmul(const ir::NodePtr& x) {

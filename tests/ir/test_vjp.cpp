@@ -232,6 +232,13 @@ TEST_CASE("vjp: casts, views, reductions, scans, sorts, gathers, scatters and pr
     check_case({"cumsum", {shape}, -2, 2,
                 [axis](const std::vector<NodePtr>& x) { return make_cumsum(x[0], axis); }},
                seed);
+    // Three operands of different extents along the axis, one of them empty, one used twice.
+    Shape longer = shape, empty = shape;
+    longer[static_cast<std::size_t>(axis)] += 2;
+    empty[static_cast<std::size_t>(axis)] = 0;
+    check_case({"concat", {shape, longer, empty}, -2, 2,
+                [axis](const std::vector<NodePtr>& x) { return make_concat({x[0], x[1], x[2], x[0]}, axis); }},
+               seed);
     const std::int64_t extent = shape[static_cast<std::size_t>(axis)];
     const std::int64_t count = std::uniform_int_distribution<std::int64_t>(0, extent)(rng);
     const bool descending = seed % 3 == 0;

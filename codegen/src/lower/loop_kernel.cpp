@@ -22,7 +22,7 @@ KernelHandle compile_loop_kernel(Jit& jit, const LoopKernelSpec& spec, const Dum
   ModuleBuilder builder([plan = std::move(plan), symbol, vector_bits](llvm::Module& module) {
     build_loop_kernel(module, plan, symbol, vector_bits);
   });
-  const bool flat = spec.form == LoopForm::flat;  // tile kernels are epilogues: optimized at once
+  const bool flat = spec.form != LoopForm::tile;  // tile kernels are epilogues: optimized at once
   return jit.get_or_compile(KernelKey{std::move(key), flat}, symbol, builder, dump);
 }
 

@@ -82,7 +82,7 @@ LoopPlan make_loop_plan(const LoopKernelSpec& spec) {
   TJ_INTERNAL_CHECK(spec.fetched_by_caller.empty() ||
                     (spec.form == LoopForm::tile && spec.fetched_by_caller.size() == spec.inputs.size()))
       << "loop kernel: " << spec.fetched_by_caller.size() << " fetched-by-caller flags for "
-      << spec.inputs.size() << " inputs of a " << (spec.form == LoopForm::tile ? "tile" : "flat")
+      << spec.inputs.size() << " inputs of a " << (spec.form == LoopForm::flat ? "flat" : "placed")
       << " kernel (only tile kernels take them, one per input)";
 
   LoopPlan plan;
@@ -91,6 +91,14 @@ LoopPlan make_loop_plan(const LoopKernelSpec& spec) {
   plan.fetched_by_caller.resize(spec.inputs.size(), false);
   plan.form = spec.form;
   plan.streaming_stores = spec.streaming_stores;
+  TJ_INTERNAL_CHECK(spec.output_access.empty() ||
+                    (spec.form == LoopForm::placed && spec.output_access.size() == spec.expression.outputs.size()))
+      << "loop kernel: " << spec.output_access.size() << " output access classes for "
+      << spec.expression.outputs.size() << " outputs (only placed kernels take them, one per output)";
+  for (InnerAccess access : spec.output_access)
+    TJ_INTERNAL_CHECK(access != InnerAccess::broadcast) << "loop kernel: an output cannot be broadcast";
+  plan.output_access = spec.output_access;
+  plan.output_access.resize(spec.expression.outputs.size(), InnerAccess::contiguous);
   std::unordered_map<const ir::Node*, int> input_positions;
   for (std::size_t k = 0; k < spec.inputs.size(); ++k) {
     const auto& input = spec.inputs[k];
@@ -159,8 +167,10 @@ std::string loop_plan_text(const LoopPlan& plan) {
     text << ";";
   }
   text << " out";
-  for (int output : plan.outputs) text << " %" << output;
+  for (std::size_t j = 0; j < plan.outputs.size(); ++j)
+    text << " %" << plan.outputs[j] << (plan.output_access[j] == InnerAccess::strided ? "(strided)" : "");
   if (plan.form == LoopForm::tile) text << " tile";
+  if (plan.form == LoopForm::placed) text << " placed";
   if (plan.streaming_stores) text << " streaming";
   return text.str();
 }

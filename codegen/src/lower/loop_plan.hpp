@@ -41,6 +41,7 @@ struct LoopPlan {
   std::vector<bool> input_gathered;   // one per input: read only by gathers, at their indices
   std::vector<InnerAccess> access;    // one per LoopKernelSpec input
   LoopForm form = LoopForm::flat;     // LoopKernelSpec::form
+  std::vector<InnerAccess> output_access;  // one per output (LoopKernelSpec::output_access)
   bool streaming_stores = false;      // LoopKernelSpec::streaming_stores
   std::vector<bool> fetched_by_caller;  // one per input (LoopKernelSpec::fetched_by_caller)
 

@@ -70,10 +70,14 @@ class LoopLowering : KernelLowering {
                       "stride");
   }
   bool tile() const { return plan_.form == LoopForm::tile; }
+  // Tile and placed kernels write their outputs through strides, flat ones at the flat position.
+  bool walks_outputs() const { return plan_.form != LoopForm::flat; }
+  // A placed kernel's output whose inner stride is not 1 (LoopKernelSpec::output_access).
+  bool output_strided(std::size_t j) const { return plan_.output_access[j] == InnerAccess::strided; }
   // Walkers are what moves through memory by strides from row to row: every input, then, in a
-  // tile kernel, every output (args->output_strides[j * kMaxLoopRank + axis]).
+  // tile or placed kernel, every output (args->output_strides[j * kMaxLoopRank + axis]).
   std::size_t walker_count() const {
-    return plan_.input_dtypes.size() + (tile() ? plan_.outputs.size() : 0);
+    return plan_.input_dtypes.size() + (walks_outputs() ? plan_.outputs.size() : 0);
   }
   llvm::Value* walker_stride(std::size_t w, llvm::Value* axis) {
     const std::size_t inputs = plan_.input_dtypes.size();
@@ -120,12 +124,13 @@ class LoopLowering : KernelLowering {
   llvm::Value* last_axis_ = nullptr;
   llvm::Value* shape_field_ = nullptr;  // pointer to args->shape[0]
   llvm::Value* strides_ = nullptr;
-  llvm::Value* output_strides_ = nullptr;  // tile kernels only
+  llvm::Value* output_strides_ = nullptr;  // tile and placed kernels only
   llvm::Value* inner_extent_ = nullptr;
   llvm::Value* multi_index_ = nullptr;  // alloca i64[kMaxLoopRank]: the current row's index
   std::vector<llvm::Value*> input_bases_;
   std::vector<llvm::Value*> inner_strides_;  // strided inputs only
   std::vector<llvm::Value*> output_bases_;
+  std::vector<llvm::Value*> output_inner_strides_;  // placed kernels' strided outputs only
   // Gathered inputs only: the indexed axis's extent and stride (LoopArgs::gather_bounds).
   std::vector<llvm::Value*> gather_extents_, gather_strides_;
   llvm::Value* fault_ = nullptr;         // LoopArgs::fault, when the kernel gathers
@@ -175,7 +180,7 @@ void LoopLowering::emit_prologue() {
   llvm::Value* inputs = load_field(pointer, offsetof(LoopArgs, inputs), "inputs");
   strides_ = load_field(pointer, offsetof(LoopArgs, input_strides), "strides");
   llvm::Value* outputs = load_field(pointer, offsetof(LoopArgs, outputs), "outputs");
-  if (tile())
+  if (walks_outputs())
     output_strides_ = load_field(pointer, offsetof(LoopArgs, output_strides), "output_strides");
   inner_extent_ = load_index(shape_field_, last_axis_, "inner_extent");
   const bool gathers = std::find(plan_.input_gathered.begin(), plan_.input_gathered.end(), true) !=
@@ -196,6 +201,8 @@ void LoopLowering::emit_prologue() {
     output_bases_.push_back(builder_.CreateAlignedLoad(
         pointer, builder_.CreateConstInBoundsGEP1_64(pointer, outputs, j), llvm::Align(8),
         "output"));
+    output_inner_strides_.push_back(output_strided(j) ? walker_stride(plan_.input_dtypes.size() + j, last_axis_)
+                                                      : nullptr);
   }
 }
 
@@ -370,10 +377,11 @@ void LoopLowering::emit_row_piece(llvm::Value* column, llvm::Value* position, ll
   row_outputs_.clear();
   for (std::size_t j = 0; j < plan_.outputs.size(); ++j) {
     const DType dtype = plan_.nodes[plan_.outputs[j]].dtype;
-    // Flat kernels write contiguously at the flat position; tile kernels at each output's own
-    // row offset (inner stride 1) and the piece's first column.
-    llvm::Value* offset = tile() ? builder_.CreateAdd(row_offsets_[input_bases_.size() + j], column)
-                                 : position;
+    // Flat kernels write contiguously at the flat position; tile and placed kernels at each
+    // output's own row offset (inner stride 1) and the piece's first column.
+    llvm::Value* inner = output_strided(j) ? builder_.CreateMul(column, output_inner_strides_[j]) : column;
+    llvm::Value* offset = walks_outputs() ? builder_.CreateAdd(row_offsets_[input_bases_.size() + j], inner)
+                                          : position;
     row_outputs_.push_back(builder_.CreateGEP(element_type(dtype), output_bases_[j], offset));
   }
 
@@ -382,9 +390,10 @@ void LoopLowering::emit_row_piece(llvm::Value* column, llvm::Value* position, ll
     // Scalar iterations up to an element index that is a multiple of the lane count: from there on
     // every vector store of every output is aligned to its size (the outputs are 64-byte aligned
     // at index 0, and a vector of the widest type is at most 64 bytes). A flat kernel's index is
-    // its position; a tile kernel's comes from output 0's address (LoopKernelSpec::streaming_stores).
+    // its position; a tile or placed kernel's comes from output 0's address
+    // (LoopKernelSpec::streaming_stores).
     llvm::Value* element = position;
-    if (tile()) {
+    if (walks_outputs()) {
       const DType dtype = plan_.nodes[plan_.outputs[0]].dtype;
       element = builder_.CreateUDiv(builder_.CreatePtrToInt(row_outputs_[0], index_type_),
                                     index(static_cast<std::int64_t>(itemsize(dtype))), "output_element");
@@ -662,8 +671,19 @@ void LoopLowering::emit_chunk(unsigned lanes, llvm::Value* column) {
   }
   for (std::size_t j = 0; j < plan_.outputs.size(); ++j) {
     const LoopPlanNode& output = plan_.nodes[plan_.outputs[j]];
-    llvm::Value* pointer = builder_.CreateGEP(element_type(output.dtype), row_outputs_[j], column);
     llvm::Value* stored = emitter.to_memory(output.dtype, values[plan_.outputs[j]]);
+    if (output_strided(j)) {
+      // One scalar store per lane, at the output's inner stride (a stack along the last axis).
+      llvm::Value* stride = output_inner_strides_[j];
+      llvm::Value* first = builder_.CreateGEP(element_type(output.dtype), row_outputs_[j], builder_.CreateMul(column, stride));
+      for (unsigned lane = 0; lane < lanes; ++lane) {
+        llvm::Value* element = lanes == 1 ? stored : builder_.CreateExtractElement(stored, lane);
+        llvm::Value* at = builder_.CreateGEP(element_type(output.dtype), first, builder_.CreateMul(index(lane), stride));
+        builder_.CreateAlignedStore(element, at, element_align(output.dtype));
+      }
+      continue;
+    }
+    llvm::Value* pointer = builder_.CreateGEP(element_type(output.dtype), row_outputs_[j], column);
     // One register's bytes: the alignment the peel gives (an interleaved value spans several).
     const std::uint64_t vector_bytes =
         std::uint64_t{std::min(lanes, shape_.lanes)} * itemsize(output.dtype);

@@ -127,8 +127,12 @@ void ReduceLowering::emit_tile_row_piece(llvm::Value* block_start, llvm::Value* 
     // Element start + l + p V is in lane l: start is on lane 0.
     emit_counted_loop("tile_lane", index(0), index(lanes_), 1, [&](llvm::Value* lane) {
       llvm::Value* first = builder_.CreateAdd(start, lane);
-      for (std::int64_t p = 0; p < kPanels; ++p)
-        prefetch_strip(builder_.CreateAdd(first, index(p * lanes_)));
+      // A loop over the panels: unrolled, their kPanels x 64 prefetches of each input made one
+      // block of 2,800 for MiniLM's pooling (a layernorm's five inputs), which LLVM's Default
+      // codegen took 10 s to compile (docs/models.md, "Start-up").
+      emit_counted_loop("tile_prefetch", index(0), index(kPanels), 1, [&](llvm::Value* p) {
+        prefetch_strip(builder_.CreateAdd(first, builder_.CreateMul(p, index(lanes_))));
+      });
       emit_counted_loop("tile_sub", index(0), index(strip_), 1, [&](llvm::Value* sub) {
         llvm::Value* accumulators = load_tile_lane(lane, sub);
         for (std::int64_t p = 0; p < kPanels; ++p)

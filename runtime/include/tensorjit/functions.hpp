@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <utility>
 
 #include <tensorjit/tensor.hpp>
 
@@ -248,5 +249,22 @@ Tensor scatter_add(const Tensor& base, std::int64_t axis, const Tensor& indices,
 // indices.shape + [classes]: 1 where the last index equals indices' element (made non-negative),
 // else 0.
 Tensor one_hot(const Tensor& indices, std::int64_t classes, DType dtype = f32);
+
+// ---- joining (docs/indexing.md, "Joining") ----
+// numpy.concatenate / torch.cat: the tensors one after the other along `axis` (negative counts
+// from the end); one rank, equal extents but along `axis`, dtypes promoted as torch.cat does; a
+// 0-d tensor throws. The result is written once: each part straight into its place, a part that an
+// elementwise kernel computes by that kernel (no pass of its own).
+Tensor concat(const std::vector<Tensor>& tensors, std::int64_t axis = 0);
+// numpy.stack / torch.stack: tensors of one shape joined along a new axis `axis` (in
+// [-(rank + 1), rank]).
+Tensor stack(const std::vector<Tensor>& tensors, std::int64_t axis = 0);
+// Views of consecutive pieces of x along `axis`, of the given sizes, which must add up to the
+// axis's extent (torch.split with a list); nothing is copied.
+std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& sizes, std::int64_t axis = 0);
+// numpy.pad(mode="constant"): x with widths[d].first elements of `value` (converted to x's dtype)
+// before and widths[d].second after along each axis d; one pair stands for every axis. Widths are
+// not negative (numpy; PyTorch's F.pad crops on negative widths: use slice).
+Tensor pad(const Tensor& x, const std::vector<std::pair<std::int64_t, std::int64_t>>& widths, double value = 0);
 
 }  // namespace tensorjit

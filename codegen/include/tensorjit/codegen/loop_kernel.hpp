@@ -17,6 +17,10 @@
 // a product epilogue (runtime/src/product_step.cpp) runs one call per finished tile of C, whose
 // rows are ldc apart, and writes its result in place into C. Its loop nest is a plain loop over
 // rows (no flat-range decomposition, no odometer), since a tile has only a few short rows.
+// A kernel of the `placed` form is a flat kernel (any rank, any [begin, end)) that writes output j
+// through strides, as a tile kernel does: at
+//     outputs[j] + sum_d i_d * output_strides[j * kMaxLoopRank + d]      (inner stride 1):
+// the parts of a concat (runtime/src/concat_step.cpp) write their values in place into its buffer.
 // Iota leaves. An `iota` leaf is an argument like an input, with strides, but has no memory: its
 // pointer is the address its element at offset e would have in a buffer at kIotaAddress
 // (kIotaAddress + e * itemsize; never dereferenced), and the kernel computes the value at the
@@ -94,8 +98,8 @@ struct LoopArgs {
   const void* const* inputs;               // one base pointer per input, in LoopKernelSpec order
   const std::int64_t* input_strides;       // inputs x kMaxLoopRank, in elements
   void* const* outputs;                    // one buffer per output
-  // outputs x kMaxLoopRank, in elements; read only by tile kernels (flat kernels write each
-  // output contiguously and may leave this null).
+  // outputs x kMaxLoopRank, in elements; read only by tile and placed kernels (flat kernels write
+  // each output contiguously and may leave this null).
   const std::int64_t* output_strides;
   // inputs x 2: for each input a gather reads (above), its axis's extent and stride in elements;
   // other inputs' entries are not read. May be null when no gather.
@@ -108,6 +112,7 @@ using LoopFunction = void(const LoopArgs* args, std::int64_t begin, std::int64_t
 enum class LoopForm : std::uint8_t {
   flat,  // any rank, any [begin, end) of the row-major range, contiguous outputs
   tile,  // rank 2, the whole domain, outputs through LoopArgs::output_strides
+  placed,  // any rank, any [begin, end), outputs through LoopArgs::output_strides
 };
 
 struct LoopKernelSpec {
@@ -121,7 +126,7 @@ struct LoopKernelSpec {
   // row piece first runs scalar iterations up to an element index that is a multiple of the lane
   // count, so every vector store after them is aligned to its size. The flat form counts that
   // index from LoopArgs::outputs, which must be 64-byte aligned (the runtime's buffers are). The
-  // tile form counts it from output 0's address: every output's element (r, j) must sit at the
+  // tile and placed forms count it from output 0's address: every output's element (r, j) must sit at the
   // same element index e from a 64-byte aligned base (the same row stride in elements for all, as
   // in the runtime's epilogue outputs, contiguous over the product). The kernel ends with a store
   // fence, so the outputs are visible to whichever thread synchronises with the caller afterwards.
@@ -133,6 +138,10 @@ struct LoopKernelSpec {
   // (kernels::GemmArgs::epilogue_reads). The kernel prefetches every other contiguous input's rows
   // a few rows ahead, and not these. The same bits either way; part of the key.
   std::vector<bool> fetched_by_caller{};
+  // Placed form only: one class per output (or empty: all contiguous), contiguous (inner stride
+  // 1, vector stores) or strided (the inner stride read from LoopArgs::output_strides, one scalar
+  // store per element; never streamed). Part of the key.
+  std::vector<InnerAccess> output_access{};
 };
 
 // The structural key: ops, dtypes, constants (bitwise), the wiring of the DAG, input order and

@@ -99,8 +99,12 @@ struct IndexAttr {  // gather, scatter_add
   IndexOrigin origin = IndexOrigin::take_along_axis;
 };
 
+struct ConcatAttr {  // concat: the axis the operands follow each other along, non-negative
+  int axis = 0;
+};
+
 using Attrs = std::variant<std::monostate, InputAttr, ConstantAttr, IotaAttr, ShapeAttr, PermuteAttr,
-                           SliceAttr, CastAttr, ReduceAttr, ScanAttr, SortAttr, IndexAttr>;
+                           SliceAttr, CastAttr, ReduceAttr, ScanAttr, SortAttr, IndexAttr, ConcatAttr>;
 
 // Fresh id for a new input node (process-wide counter).
 std::uint64_t next_input_id();
@@ -225,6 +229,9 @@ NodePtr make_cumsum(NodePtr x, int axis);
 NodePtr make_sort(Op op, NodePtr x, int axis, bool descending, std::int64_t count);
 NodePtr make_gather(NodePtr x, NodePtr indices, IndexAttr attr);
 NodePtr make_scatter_add(NodePtr base, NodePtr indices, NodePtr values, IndexAttr attr);
+NodePtr make_concat(std::vector<NodePtr> parts, int axis);
+// The slice along `axis` of `x` from `start`, `count` elements, step 1.
+NodePtr make_slice(NodePtr x, int axis, std::int64_t start, std::int64_t count);
 
 // The dtype a reduction op gives for an input of `dtype` (sums of integers and bools are i64).
 DType reduce_result_dtype(Op op, DType dtype);

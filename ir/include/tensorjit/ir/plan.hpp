@@ -14,23 +14,26 @@ namespace tensorjit::ir {
 struct Step {
   // What kind of kernel computes the step. The runtime's table of step kinds
   // (runtime/src/step_kind.cpp) has a row for each, in this order.
-  enum class Kind { loop, single, reduce, product, row, fill, scan, sort, scatter };
+  enum class Kind { loop, single, reduce, product, row, fill, scan, sort, scatter, concat };
   Kind kind = Kind::loop;
   // loop: the group's ops, inputs first; single: the one node; reduce: the producer ops, the one
   // reduction, then the consumer ops (each part in topological order); product
   // (fuse_epilogues.hpp): the matmul, then its epilogue's ops; fill: a constant that is a graph
   // output, written out contiguously; scan (fuse_scans.hpp): the producer ops, the one scan, then
   // the consumer ops; sort: a sort and/or an argsort of one operand with equal attributes;
-  // scatter: one scatter_add, its base copied and its values added in one fixed order.
+  // scatter: one scatter_add, its base copied and its values added in one fixed order; concat
+  // (fuse.hpp): the nodes of its parts, then the concats written in place into the result, the
+  // result last.
   std::vector<NodePtr> nodes;
   std::vector<NodePtr> outputs;  // the values this step writes
   std::vector<std::string> reasons;  // one per output: why it is materialised
   // row (fuse_rows.hpp): the reduce and loop steps it runs on each chunk of rows, in order; its
-  // nodes are theirs, its outputs the values written to whole buffers.
+  // nodes are theirs, its outputs the values written to whole buffers. concat: the loop steps
+  // that write their outputs, operands of the concat, in place into its buffer.
   std::vector<Step> parts = {};  // "= {}": aggregates that leave it out then raise no warning
 };
 
-inline constexpr std::size_t kStepKindCount = static_cast<std::size_t>(Step::Kind::scatter) + 1;
+inline constexpr std::size_t kStepKindCount = static_cast<std::size_t>(Step::Kind::concat) + 1;
 
 struct Plan {
   Graph graph;              // the graph the steps compute (after fold_views)

@@ -15,7 +15,7 @@
 // any distinct non-negative numbers (each defined before its use), extra spaces and tabs, blank
 // lines and `#` comments to the end of a line.
 //   dtype       f32 f64 i32 i64 bool; a shape is `[]` (a scalar) or `[2, 3]`, at most kMaxRank axes
-//   operands    `%a, %b`, exactly the op's arity (ops.def)
+//   operands    `%a, %b`, exactly the op's arity (ops.def); concat takes one or more
 //   attributes  `key=value`, exactly the ones the op takes (printed in this order, read in any):
 //     input        strides=[...] offset=<int>     (the buffer is not in the text: parsed inputs
 //                                                  are unbound, with fresh ids)
@@ -27,6 +27,7 @@
 //     slice        axis=<int> start=<int> step=<int> count=<int>
 //     cast         none: the node's dtype is the target
 //     reductions   axes=[...] keepdims=true|false mode=strict|fast
+//     concat       axis=<int>
 //   values      integers in decimal; bool `true`/`false`; floats as the shortest decimal that
 //               reads back to the same bits in the dtype's width (fmt), `inf`, `-inf`, `-0`,
 //               `nan` and `-nan` for the default quiet NaN, `nan(0x<raw bits>)` for any other NaN.
