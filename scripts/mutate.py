@@ -11,6 +11,8 @@ Nothing is planted in the checkout the script runs from.
   python3 scripts/mutate.py --only gemm-pack-tail # some faults, by id (comma-separated)
   python3 scripts/mutate.py --list                # the faults and their test selections
   python3 scripts/mutate.py --check               # only whether every fault's line is still there
+  python3 scripts/mutate.py --only ID --suite tests_runtime --suite-args '-tc=*zeros*'
+                                                  # one suite instead of the selection (a new test)
 
 Options: --work DIR (the scratch worktree, default <this checkout>-mutate beside it; its build
 folder is DIR/build-mutate; ccache's base folder is set to their common parent, so the first build
@@ -27,6 +29,7 @@ The fault file holds blocks of four lines, separated by blank lines ('#' lines a
 import argparse
 import os
 import pathlib
+import shlex
 import subprocess
 import sys
 import time
@@ -36,15 +39,15 @@ FAULTS = ROOT / "scripts" / "planted_faults.txt"
 
 # What runs for a fault of each part of the code: the suites of its folder, the suites that
 # exercise it through the runtime, and the differential fuzzer's CI list. Each entry is a target and
-# its arguments; each run stops at its first failure, and the first failing entry ends the fault's
-# run ("{tree}" is the scratch tree).
+# its arguments, the likeliest to fail fast first; each run stops at its first failure, and the
+# first failing entry ends the fault's run ("{tree}" is the scratch tree).
 DIFFERENTIAL = ("differential_fuzz", ["--seed-list", "{tree}/tests/fuzz/differential_seeds_ci.txt", "--stop-at-first"])
 STOP = ["--abort-after=1", "--no-skipped-summary"]
 SELECTIONS = {
-    "kernels": [("tests_kernels", STOP), ("tests_runtime", STOP), DIFFERENTIAL],
-    "codegen": [("tests_codegen", STOP), ("tests_runtime", STOP), DIFFERENTIAL],
-    "vector_math": [("tests_vector_math", STOP), ("tests_codegen", STOP), ("tests_runtime", STOP), DIFFERENTIAL],
-    "ir": [("tests_ir", STOP), ("tests_runtime", STOP), DIFFERENTIAL],
+    "kernels": [("tests_kernels", STOP), DIFFERENTIAL, ("tests_runtime", STOP)],
+    "codegen": [("tests_codegen", STOP), DIFFERENTIAL, ("tests_runtime", STOP)],
+    "vector_math": [("tests_vector_math", STOP), ("tests_codegen", STOP), DIFFERENTIAL],
+    "ir": [("tests_ir", STOP), DIFFERENTIAL, ("tests_runtime", STOP)],
     "runtime": [("tests_runtime", STOP), DIFFERENTIAL],
 }
 
@@ -118,7 +121,8 @@ def prepare(work, jobs, log):
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(work), "HEAD"], check=True,
                        stdout=subprocess.DEVNULL)
     else:
-        subprocess.run(["git", "-C", str(work), "checkout", "--detach", "-q",
+        # -f: a run stopped midway may have left a fault planted.
+        subprocess.run(["git", "-C", str(work), "checkout", "--detach", "-f", "-q",
                         subprocess.check_output(["git", "-C", str(ROOT), "rev-parse", "HEAD"], text=True).strip()],
                        check=True)
     build = work / "build-mutate"
@@ -144,18 +148,19 @@ def try_fault(work, build, fault, jobs, timeout, log):
     """'caught' (and by what) or 'survived'."""
     original = plant(work, fault)
     try:
-        targets = sorted({t for t, _ in SELECTIONS[fault.selection]})
-        if run(["ninja", "-C", str(build), f"-j{jobs}"] + targets, work, log) != 0:
-            return "caught", "the build"
         deadline = time.monotonic() + timeout
         for target, arguments in SELECTIONS[fault.selection]:
+            # Each target built only when its turn comes: a fault the first suite catches costs
+            # no links of the others.
+            if run(["ninja", "-C", str(build), f"-j{jobs}", target], work, log) != 0:
+                return "caught", "the build"
             left = deadline - time.monotonic()
             if left <= 0:
                 return "survived", "(time budget spent)"
             command = [str(binary(build, target))] + [a.format(tree=work) for a in arguments]
             status = run(command, work, log, timeout=left)
-            if status is None:
-                return "caught", f"{target} (hung past the budget)"
+            if status is None:  # a hang and a slow run look alike here: not counted as caught
+                return "survived", f"(budget spent in {target})"
             if status != 0:
                 return "caught", target
         return "survived", ""
@@ -171,6 +176,10 @@ def main():
     parser.add_argument("--only", default="")
     parser.add_argument("--list", action="store_true")
     parser.add_argument("--check", action="store_true")
+    parser.add_argument("--suite", default="", help="run this test target instead of the fault's selection")
+    parser.add_argument("--suite-args", default="", help="its arguments (one string, split as a shell would)")
+    parser.add_argument("--no-baseline", action="store_true",
+                        help="skip the check that every selection passes unplanted (when run elsewhere)")
     args = parser.parse_args()
     faults = read_faults(FAULTS)
     if args.only:
@@ -178,7 +187,8 @@ def main():
         unknown = wanted - {f.ident for f in faults}
         if unknown:
             sys.exit(f"no fault named {', '.join(sorted(unknown))}")
-        faults = [f for f in faults if f.ident in wanted]
+        by_id = {f.ident: f for f in faults}
+        faults = [by_id[ident] for ident in args.only.split(",")]  # in the order asked
     if args.list:
         for f in faults:
             print(f"{f.ident:32} {f.selection:12} {f.path}")
@@ -190,6 +200,9 @@ def main():
                 sys.exit(f"fault {f.ident}: its line occurs {count} times in {f.path}")
         print(f"{len(faults)} faults, each line found once")
         return 0
+    if args.suite:
+        for selection in SELECTIONS:
+            SELECTIONS[selection] = [(args.suite, STOP + shlex.split(args.suite_args))]
     work = pathlib.Path(args.work).resolve()
     if work == ROOT or ROOT in work.parents:
         sys.exit("--work must be a scratch folder outside this checkout")
@@ -197,6 +210,18 @@ def main():
     log = work.parent / (work.name + ".log")
     log.write_text("")
     build, _ = prepare(work, args.jobs, log)
+    # Every selection must pass on the tree as it is, or a fault would be "caught" by a failure
+    # that was there before it; once per commit (a stamp in the build folder).
+    commit = subprocess.check_output(["git", "-C", str(work), "rev-parse", "HEAD"], text=True).strip()
+    stamp = build / f"baseline-passed-{commit}"
+    if not stamp.exists() and not args.no_baseline:
+        for target, arguments in sorted({(t, tuple(a)) for selection in SELECTIONS.values() for t, a in selection}):
+            command = [str(binary(build, target))] + [a.format(tree=work) for a in arguments]
+            if run(command, work, log) != 0:
+                sys.exit(f"{target} fails without a fault: see {log}")
+        if not args.suite:
+            stamp.write_text("")
+        print("the unplanted tree passes every selection", flush=True)
     results = []
     for fault in faults:
         start = time.monotonic()

@@ -4,10 +4,11 @@
 # asked for.
 #
 #   bash scripts/setup.sh demo    # build and run examples/quickstart
-#   bash scripts/setup.sh test    # build (Release with assertions, and ASan+UBSan) and run every test
+#   bash scripts/setup.sh test    # build (Release with assertions, ASan+UBSan, TSan) and run every test
 #   bash scripts/setup.sh build   # only set up and build
 #
-# Silent and fast when everything is already there. Build folders: build/ and build-sanitize/.
+# Silent and fast when everything is already there. Build folders: build/, build-sanitize/ and
+# build-tsan/.
 set -euo pipefail
 
 what=${1:-build}
@@ -54,11 +55,17 @@ case "$what" in
     # the GEMM, the runtime with its JIT'd kernels, the error paths, and the fuzz targets' replay.
     configure build-sanitize -DTENSORJIT_SANITIZE=ON -DTENSORJIT_BUILD_BENCH=OFF
     ninja -C build-sanitize -j "$jobs" --quiet tests_ir tests_kernels tests_runtime tests_errors tests_fuzz
+    # The ThreadSanitizer tree builds only the two suites whose concurrency cases are labelled
+    # `tsan` (threads evaluating, the JIT compiling and tiering up, processes sharing a disk cache).
+    configure build-tsan -DTENSORJIT_TSAN=ON -DTENSORJIT_BUILD_BENCH=OFF
+    ninja -C build-tsan -j "$jobs" --quiet tests_runtime tests_codegen
     echo "== tests: Release with assertions"
     ctest --test-dir build --output-on-failure -j "$jobs" -LE 'exhaustive|long'
     echo "== tests: AddressSanitizer + UndefinedBehaviorSanitizer"
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
       ctest --test-dir build-sanitize --output-on-failure -j "$jobs" -L sanitize
+    echo "== tests: ThreadSanitizer"
+    ctest --test-dir build-tsan --output-on-failure -L tsan
     ;;
   *)
     echo "usage: bash scripts/setup.sh [build|demo|test]" >&2

@@ -1,7 +1,9 @@
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -106,6 +108,95 @@ TEST_CASE("one shared lazy tensor evaluated by several threads") {
   for (int t = 0; t < 4; ++t) threads.emplace_back([&, t] { seen[t] = x.to_vector<float>(); });
   for (auto& th : threads) th.join();
   for (int t = 1; t < 4; ++t) CHECK(seen[t] == seen[0]);
+}
+
+// One of each kind of kernel, over arrays large enough to be split over the pool (loops from
+// 32 Ki elements, rows, products, sorts, gathers and scatters, random numbers): `variant` changes
+// a constant, so that different threads ask for different kernels.
+std::vector<tj::Tensor> every_kernel_kind(int variant) {
+  const std::int64_t rows = 96, columns = 700;
+  const auto key = tj::key(7);
+  auto x = tj::uniform(key, {rows, columns}, -2.0, 2.0) * static_cast<float>(1 + variant % 3);
+  auto w = tj::normal(tj::key(8), {columns, 64});
+  auto indices = tj::randint(tj::key(9), {rows, 40}, -columns, columns);
+  return {tj::exp(x) * 0.5f + tj::tanh(x),
+          x.sum({1}),
+          x.max({0}),
+          tj::softmax(x, 1),
+          tj::layernorm(x, tj::ones({columns}), tj::zeros({columns})),
+          tj::matmul(x, w),
+          tj::cumsum(x, 1),
+          tj::sort(x, 1),
+          tj::take_along_axis(x, indices, 1),
+          tj::scatter_add(tj::zeros({rows, columns}), 1, indices, tj::ones({rows, 40})),
+          tj::tril(x, variant % 5)};
+}
+
+std::vector<std::vector<float>> values_of(const std::vector<tj::Tensor>& tensors) {
+  tj::eval(tensors);
+  std::vector<std::vector<float>> values;
+  for (const auto& t : tensors) values.push_back(t.to_vector<float>());
+  return values;
+}
+
+TEST_CASE("eight threads run every kind of kernel at once, next to the statistics and empty_cache") {
+  constexpr int kThreads = 8, kRounds = 3, kVariants = 4;
+  std::vector<std::vector<std::vector<float>>> expected;  // computed on this thread alone first
+  for (int v = 0; v < kVariants; ++v) expected.push_back(values_of(every_kernel_kind(v)));
+  std::vector<int> failures(kThreads, 0);
+  std::atomic<bool> done{false};
+  // The process-wide calls the docs list as safe next to evals (docs/threads.md).
+  std::thread observer([&] {
+    while (!done.load()) {
+      (void)tj::jit_statistics();
+      (void)tj::cached_memory_bytes();
+      tj::empty_cache();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  const auto folder = std::filesystem::temp_directory_path() / ("tensorjit-threads-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(folder);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([t, &failures, &expected, &folder] {
+      for (int round = 0; round < kRounds; ++round) {
+        const int variant = (t + round) % kVariants;
+        auto tensors = every_kernel_kind(variant);
+        if (values_of(tensors) != expected[static_cast<std::size_t>(variant)]) ++failures[t];
+        // Files of its own, written and read back; a handle of its own, assigned in place.
+        const std::string stem = (folder / ("t" + std::to_string(t))).string();
+        tj::save_npy(stem + ".npy", tensors[1]);
+        tj::save_safetensors(stem + ".safetensors", {{"softmax", tensors[3]}});
+        if (tj::load_npy(stem + ".npy").to_vector<float>() != tensors[1].to_vector<float>()) ++failures[t];
+        if (tj::load_safetensors(stem + ".safetensors").at("softmax").to_vector<float>() != tensors[3].to_vector<float>())
+          ++failures[t];
+        tensors[2].assign(tensors[2] * 2.0f);
+        if (tensors[2].to_vector<float>()[0] != expected[static_cast<std::size_t>(variant)][2][0] * 2.0f) ++failures[t];
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  done = true;
+  observer.join();
+  std::filesystem::remove_all(folder);
+  for (int t = 0; t < kThreads; ++t) CHECK(failures[t] == 0);
+}
+
+TEST_CASE("threads sharing one lazy graph of every kind read the same values") {
+  const auto shared = every_kernel_kind(1);
+  const auto expected = values_of(every_kernel_kind(1));
+  std::vector<int> failures(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (std::size_t i = 0; i < shared.size(); ++i) {
+        // Each thread starts at another tensor, so evals of overlapping graphs overlap in time.
+        const std::size_t k = (i + static_cast<std::size_t>(t) * 3) % shared.size();
+        if (shared[k].to_vector<float>() != expected[k]) ++failures[t];
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 4; ++t) CHECK(failures[t] == 0);
 }
 
 TEST_CASE("a fork()ed child evaluates on a pool of its own") {

@@ -50,6 +50,25 @@ TEST_SUITE("runtime") {
     }
   }
 
+  // The lanes of a float sum start at -0.0, the identity of IEEE addition: a sum of negative zeros
+  // is -0.0 (numpy), at every length (head, vector loop, tail, several blocks) and along either axis.
+  TEST_CASE("reductions JIT: a sum of negative zeros is -0.0") {
+    for (tj::DType dtype : {tj::f32, tj::f64}) {
+      for (std::int64_t n : {1, 7, 64, 1000, 70000}) {
+        auto zeros = tj::tensor<double>({n}, std::vector<double>(static_cast<std::size_t>(n), -0.0)).astype(dtype);
+        zeros.eval();
+        const double total = zeros.sum().astype(tj::f64).item<double>();
+        CHECK_MESSAGE((total == 0.0 && std::signbit(total)), "n = ", n, ": ", total);
+        if (n < 7) continue;  // an empty sum is +0.0
+        auto rows = zeros.slice(0, 0, n - n % 7).reshape({7, -1});
+        for (std::int64_t axis : {0, 1}) {
+          for (double value : rows.sum({axis}).astype(tj::f64).to_vector<double>())
+            CHECK_MESSAGE(std::signbit(value), "n = ", n, ", axis ", axis);
+        }
+      }
+    }
+  }
+
   TEST_CASE("reductions JIT: every axis set of a strided 3-d input, keepdims or not, odd extents") {
     for (tj::DType dtype : {tj::f32, tj::f64, tj::i32, tj::boolean}) {
       auto base = (tj::arange(0, 7 * 5 * 13, 1).astype(dtype) * 3 - 17).reshape({7, 5, 13});
