@@ -21,7 +21,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench.driver import chart, environment, latency, limits, measure, report, workloads  # noqa: E402
+from bench.driver import chart, environment, latency, limits, measure, report, training, workloads  # noqa: E402
 from bench.driver.peers import BUILD_TARGETS  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -94,9 +94,9 @@ def main():
     rounds = arguments.rounds
     min_seconds = 0.03 if arguments.quick else 0.1
     only = {word.strip().upper() for word in arguments.only.split(",") if word.strip()}
-    unknown = only - {case.group for case in workloads.all_cases()} - {"W10"}
+    unknown = only - {case.group for case in workloads.all_cases()} - {"W10", "W17"}
     if unknown:
-        sys.exit(f"--only: no workload {', '.join(sorted(unknown))} (W1 ... W11)")
+        sys.exit(f"--only: no workload {', '.join(sorted(unknown))} (W1 ... W17)")
     cases = workloads.select(arguments.quick, only)
     build_dir = os.path.abspath(arguments.build_dir)
     if not arguments.no_build:
@@ -140,6 +140,10 @@ def main():
         run["latency_exit_failures"] = measured["exit_failures"]
         rows += latency.as_results(measured)
 
+    if not only or "W17" in only:
+        log("W17: a training loop as a new user writes it, beside the explicit one; one process per sample")
+        run["training"] = training.measure(build_dir, 1 if arguments.quick else 3, log)
+
     run["load_end"] = environment.load_average()
     os.makedirs(arguments.output, exist_ok=True)
     chart_path = os.path.join(arguments.output, "latest.svg")
@@ -150,6 +154,8 @@ def main():
     report.write_json(os.path.join(arguments.output, "latest.json"), run, rows)
     log(f"wrote {os.path.join(arguments.output, 'latest.md')}, latest.json" + ("" if chart_problem else ", latest.svg"))
     print("\n".join(report.summary_table(rows, run["limits"])))
+    if "training" in run:
+        print("\n".join(training.summary(run["training"])))
 
 
 if __name__ == "__main__":

@@ -54,7 +54,8 @@ PEERS = [
 ]
 
 # The programs run.py builds: `cmake --build <dir> --target` these, nothing else.
-BUILD_TARGETS = ["tensorjit_worker", "loop_worker", "library_worker", "stream_triad", "fma_peak", "w10_latency"]
+BUILD_TARGETS = ["tensorjit_worker", "loop_worker", "library_worker", "stream_triad", "fma_peak", "w10_latency",
+                 "w17_naive_loop", "named_temporaries"]
 
 
 def names():

@@ -11,7 +11,10 @@
 // kernels all cached, the median step time around steps 10 and 100 and the whole run's time; and
 // whether the losses of the two ways are the same bits.
 //
-//   w17_naive_loop [steps, default 250] [batch, default 64]
+// With `naive` as a third argument it runs only the naive loop, once: the driver reads that
+// process's peak memory at two step counts (bench/driver/training.py).
+//
+//   w17_naive_loop [steps, default 250] [batch, default 64] [naive]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -19,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string_view>
 #include <vector>
 
 #include <tensorjit/tensorjit.hpp>
@@ -153,10 +157,17 @@ int main(int argc, char** argv) {
   const int steps = argc > 1 ? std::atoi(argv[1]) : 250;
   const std::int64_t batch = argc > 2 ? std::atoll(argv[2]) : 64;
   if (steps < 110 || batch < 1) {
-    std::fprintf(stderr, "usage: w17_naive_loop [steps >= 110] [batch >= 1]\n");
+    std::fprintf(stderr, "usage: w17_naive_loop [steps >= 110] [batch >= 1] [naive]\n");
     return 2;
   }
   const Data data = make_data(batch);
+  if (argc > 3 && std::string_view(argv[3]) == "naive") {
+    const Run run = train<true>(steps, data);
+    std::printf("{\"steps\": %d, \"batch\": %lld, \"compiles_after_step3\": %llu, \"total_ms\": %.2f, "
+                "\"last_loss\": %.9g}\n", steps, static_cast<long long>(batch),
+                static_cast<unsigned long long>(run.compiles_after_step3), run.total_ms, run.losses.back());
+    return 0;
+  }
   const Run naive_cold = train<true>(steps, data);
   const Run explicit_cold = train<false>(steps, data);
   Run naive = train<true>(steps, data);

@@ -8,6 +8,7 @@
 #include <string>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <vector>
 
 namespace tensorjit::ir {
 namespace {
@@ -493,7 +494,6 @@ Node::Node(MakeKey, Op op, DType dtype, Shape shape, std::vector<NodePtr> inputs
   for (const auto& in : inputs_) {
     hash_combine(seed, in->hash());
     in->consumers_.fetch_add(1, std::memory_order_relaxed);
-    in->pending_consumers_.fetch_add(1, std::memory_order_relaxed);
   }
   hash_ = seed;
 }
@@ -519,30 +519,60 @@ bool is_uniform(const Node& node) {
 
 void Node::set_realized(Value value) const {
   realized_.store(std::make_shared<const Value>(std::move(value)));
-  if (has_realized_.exchange(true, std::memory_order_acq_rel)) return;
-  // The first time only: from now on walks stop here, so the inputs lose a pending reader.
-  for (const auto& in : inputs_) in->consumer_realized_or_gone();
-  release_if_shadowed();
+  const std::uint64_t before = state_.fetch_or(kRealized, std::memory_order_acq_rel);
+  if (before & kRealized) return;
+  // From now on walks stop here: the operands lose this node's claim.
+  if (claims(before))
+    for (const auto& in : inputs_) change_reach(in.get(), false);
+  drop_value_if_unreachable();
+}
+
+void Node::add_holder() const {
+  holders_.fetch_add(1, std::memory_order_relaxed);
+  change_reach(this, true);
 }
 
 void Node::remove_holder() const {
-  if (holders_.fetch_sub(1, std::memory_order_acq_rel) == 1) release_if_shadowed();
+  holders_.fetch_sub(1, std::memory_order_relaxed);
+  change_reach(this, false);
 }
 
-void Node::consumer_realized_or_gone() const {
-  if (pending_consumers_.fetch_sub(1, std::memory_order_acq_rel) == 1) release_if_shadowed();
+void Node::change_reach(const Node* node, bool add) {
+  // Every node reached is an operand of one reached before it, so the first node (which the
+  // caller holds) keeps them all alive; a step changes values, never nodes. Every step of one
+  // call goes the same way: a claim that starts adds to the operands, one that ends takes away.
+  // The list is the thread's own, reused, so that a new node's first handle allocates nothing;
+  // a call made while one runs (a buffer's owner callback dropping a tensor) uses one of its own.
+  thread_local std::vector<const Node*> shared;
+  thread_local bool busy = false;
+  std::vector<const Node*> local;
+  std::vector<const Node*>& work = busy ? local : shared;
+  const bool outer = !busy;
+  busy = true;
+  for (const Node* n = node;;) {
+    const std::uint64_t before = add ? n->state_.fetch_add(kReach, std::memory_order_acq_rel)
+                                     : n->state_.fetch_sub(kReach, std::memory_order_acq_rel);
+    const std::uint64_t after = add ? before + kReach : before - kReach;
+    if (claims(before) != claims(after))
+      for (const auto& in : n->inputs_) work.push_back(in.get());
+    if (!add && after == kRealized) n->drop_value_if_unreachable();
+    if (work.empty()) break;
+    n = work.back();
+    work.pop_back();
+  }
+  if (outer) busy = false;
 }
 
-void Node::release_if_shadowed() const {
-  if (!is_realized() || holders_.load(std::memory_order_acquire) > 0 ||
-      pending_consumers_.load(std::memory_order_acquire) > 0)
-    return;
-  // An eval that already walked here holds the value through the input node it made of it; one
-  // that reads realized() after this finds none and computes the node from its inputs.
-  bool realized = true;
-  if (!has_realized_.compare_exchange_strong(realized, false, std::memory_order_acq_rel)) return;
-  for (const auto& in : inputs_) in->pending_consumers_.fetch_add(1, std::memory_order_relaxed);
-  realized_.store(nullptr);
+void Node::drop_value_if_unreachable() const {
+  std::shared_ptr<const Value> value = realized_.load();
+  // Realized with no reach: nothing can read the value again. An eval that already walked here
+  // holds it through the input node it made of it; one that looks after this finds the node not
+  // realized and computes it from its operands (the change claims nothing: a node out of reach
+  // claims nothing, realized or not).
+  std::uint64_t expected = kRealized;
+  if (!state_.compare_exchange_strong(expected, 0, std::memory_order_acq_rel)) return;
+  // A concurrent set_realized may have stored a new value since: that one stays.
+  realized_.compare_exchange_strong(value, nullptr);
 }
 
 bool attrs_equal(const Attrs& a, const Attrs& b) {

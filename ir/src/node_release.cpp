@@ -12,10 +12,9 @@ namespace tensorjit::ir {
 Node::~Node() {
   thread_local std::vector<NodePtr> pending;
   thread_local bool draining = false;
-  const bool was_pending = !is_realized();
+  // A dying node is out of reach (no holder, no consumer), so it claims none of its inputs.
   for (auto& input : inputs_) {
     input->consumers_.fetch_sub(1, std::memory_order_relaxed);
-    if (was_pending) input->consumer_realized_or_gone();
     pending.push_back(std::move(input));
   }
   if (draining) return;

@@ -143,10 +143,10 @@ Arguments argument_constants(const ir::Graph& graph, const std::vector<ir::NodeP
 std::shared_ptr<Executable> build(const ir::Graph& graph, const Arguments& arguments) {
   // The template: the same graph over slots, so that the cached plan holds no user memory, no
   // argument's value and no user node (one would keep a value it realizes alive, and count as a
-  // reader of it for Node::consumer_count). An input becomes an input over a slot of its layout;
-  // an argument constant, an input over a one-element slot read with zero strides; every other
-  // source a copy, so that every node above it is the template's own. The slots are made in
-  // topological order, the order executable_for lists the leaves in.
+  // reader of it for Node::consumer_count and its reach). An input becomes an input over a slot
+  // of its layout; an argument constant, an input over a one-element slot read with zero
+  // strides; every other source a copy, so that every node above it is the template's own. The
+  // slots are made in topological order, the order executable_for lists the leaves in.
   std::vector<std::shared_ptr<ir::Buffer>> slots;
   ir::Graph template_graph = ir::replace_nodes(graph, [&](const ir::NodePtr& node) -> ir::NodePtr {
     if (node->op() == ir::Op::constant && is_argument(arguments, node.get())) {

@@ -51,14 +51,18 @@ std::filesystem::path start_dump(const ir::Graph& graph, const ir::Plan& plan) {
 // rewrite and a second walk of the rewritten graph were a fifth of the cost of evaluating a*b + c
 // on 8 elements.
 //
-// What an eval keeps (docs/contracts.md, "A value is computed once"): every output; every node
-// that a living node outside this eval reads, directly or through views (lazy work still pending,
-// such as gradients built before the loss is evaluated, will need it: Node::consumer_count); and
-// every node that an earlier eval computed without keeping it (inside a fused kernel) and that a
-// node new to this eval reads, directly or through views. The last is computed a second time and
-// kept (realized), so the eval after reads it. A loop that evaluates only its loss each step, its
-// parameters lazy, never computes its history again: the step time stays flat. Named temporaries
-// held only by Tensor handles still fuse: nothing is kept for a handle.
+// What an eval keeps (docs/contracts.md, "A value is computed once"), besides its outputs:
+// - every node that lazy work outside this eval reads, directly or through views: work still
+//   pending (gradients built before the loss is evaluated) will need it (Node::pending_reads);
+// - every node held by a Tensor handle whose value this eval computes from a separate step it
+//   runs (a matmul, a reduction not over the last axis alone: is_separate_step): the handle can
+//   start another eval, and computing the value again would repeat that step. A training loop
+//   that reads only its loss keeps its parameters and optimizer state this way, each step, as
+//   it computes them (W17: the gradients' matmuls and bias sums run once a step);
+// - every node that an earlier eval computed without keeping it (inside a fused kernel) and that
+//   a node new to this eval reads, directly or through views: computed a second time and kept.
+// Named temporaries of elementwise and row blocks (auto h = a * b; y = h + c; a softmax written
+// out) still fuse: a handle alone keeps a value only when a separate step computes it.
 struct EvalGraph {
   ir::Graph graph;                 // the outputs asked for, then the kept nodes
   std::vector<ir::NodePtr> order;  // graph's nodes, in topological order
@@ -79,29 +83,72 @@ bool is_keepable(const ir::Node& node) {
 // A node an earlier eval computed, not kept, that the eval needs again: kept this time.
 bool needs_keeping(const ir::Node& node) { return node.computed() && is_keepable(node); }
 
-// Adds to `kept` the nodes of `order` that a node outside it reads (the base of a view so read).
-// The reads inside are counted only when the consumer counts of `order` exceed its edges, which
-// an eval of an expression nothing else reads (the usual case) checks in one pass.
+bool is_kept_or_output(const ir::NodePtr& node, const std::vector<ir::NodePtr>& outputs,
+                       const std::vector<ir::NodePtr>& kept) {
+  return std::find(kept.begin(), kept.end(), node) != kept.end() ||
+         std::find(outputs.begin(), outputs.end(), node) != outputs.end();
+}
+
+// Adds to `kept` the nodes of `order` that lazy work outside it reads (the base of a view so
+// read). The reads inside are counted only when the pending reads of `order` exceed its edges,
+// which an eval of an expression nothing else reads (the usual case) checks in one pass.
 void keep_values_read_outside(const std::vector<ir::NodePtr>& order, const std::vector<ir::NodePtr>& outputs,
                               std::vector<ir::NodePtr>& kept) {
-  std::int64_t consumers = 0, edges = 0;
+  std::int64_t reads = 0, edges = 0;
   for (const auto& node : order) {
-    consumers += node->consumer_count();
+    reads += node->pending_reads();
     if (!is_realized(*node)) edges += static_cast<std::int64_t>(node->inputs().size());
   }
-  if (consumers == edges) return;
+  if (reads == edges) return;
   ir::NodeMap<std::int64_t> reads_inside(order.size());
   for (const auto& node : order)
     if (!is_realized(*node))
       for (const auto& input : node->inputs()) ++reads_inside[input.get()];
   for (const auto& node : order) {
     const auto inside = reads_inside.find(node.get());
-    if (node->consumer_count() <= (inside ? *inside : 0)) continue;
+    if (node->pending_reads() <= (inside ? *inside : 0)) continue;
     const ir::NodePtr* base = &node;
     while (ir::is_movement((*base)->op())) base = &(*base)->input(0);
-    if (is_keepable(**base) && std::find(kept.begin(), kept.end(), *base) == kept.end() &&
-        std::find(outputs.begin(), outputs.end(), *base) == outputs.end())
-      kept.push_back(*base);
+    if (is_keepable(**base) && !is_kept_or_output(*base, outputs, kept)) kept.push_back(*base);
+  }
+}
+
+// A step of its own whose work an eval that needs its value again would repeat: a matmul, or a
+// reduction over other axes than the last alone (a bias gradient's column sum, a full sum). A
+// reduction over the last axis only is left out: it fuses into the row kernel of its readers
+// (softmax, layernorm), so a value computed from it is as cheap to compute again as an
+// elementwise one, and keeping it would split that kernel.
+bool is_separate_step(const ir::Node& node) {
+  if (node.op() == ir::Op::matmul) return true;
+  if (!ir::is_reduce(node.op())) return false;
+  const auto& axes = node.attr<ir::ReduceAttr>().axes;
+  return !(axes.size() == 1 && axes.front() == node.input(0)->rank() - 1);
+}
+
+// Adds to `kept` the nodes of `order` that a Tensor handle holds and whose value depends on a
+// separate step this eval runs. Usually no node but the outputs is held, or no such step runs:
+// one pass.
+void keep_held_step_values(const std::vector<ir::NodePtr>& order, const std::vector<ir::NodePtr>& outputs,
+                           std::vector<ir::NodePtr>& kept) {
+  bool held = false, step = false;
+  for (const auto& node : order) {
+    if (is_realized(*node)) continue;
+    step = step || is_separate_step(*node);
+    held = held || (node->holders() > 0 && is_keepable(*node) &&
+                    std::find(outputs.begin(), outputs.end(), node) == outputs.end());
+  }
+  if (!held || !step) return;
+  ir::NodeMap<bool> after_step(order.size());  // topological order: operands come first
+  for (const auto& node : order) {
+    if (is_realized(*node)) continue;
+    bool reads_step = is_separate_step(*node);
+    for (const auto& input : node->inputs()) {
+      const bool* flag = after_step.find(input.get());
+      reads_step = reads_step || (flag && *flag);
+    }
+    after_step.insert(node.get(), reads_step);
+    if (reads_step && node->holders() > 0 && is_keepable(*node) && !is_kept_or_output(node, outputs, kept))
+      kept.push_back(node);
   }
 }
 
@@ -119,12 +166,13 @@ EvalGraph eval_graph(const std::vector<ir::NodePtr>& outputs, bool keep) {
     for (const auto& input : node->inputs()) {
       const ir::NodePtr* in = &input;
       while (ir::is_movement((*in)->op())) in = &(*in)->input(0);
-      if (needs_keeping(**in) && std::find(eval.kept.begin(), eval.kept.end(), *in) == eval.kept.end() &&
-          std::find(outputs.begin(), outputs.end(), *in) == outputs.end())
-        eval.kept.push_back(*in);
+      if (needs_keeping(**in) && !is_kept_or_output(*in, outputs, eval.kept)) eval.kept.push_back(*in);
     }
   }
-  if (keep) keep_values_read_outside(eval.order, outputs, eval.kept);
+  if (keep) {
+    keep_values_read_outside(eval.order, outputs, eval.kept);
+    keep_held_step_values(eval.order, outputs, eval.kept);
+  }
   if (!realized && eval.kept.empty()) return eval;
   eval.graph.outputs.insert(eval.graph.outputs.end(), eval.kept.begin(), eval.kept.end());
   eval.reached = std::move(eval.order);

@@ -42,8 +42,13 @@ Tensor Tensor::var(const std::vector<std::int64_t>& axes, bool keepdims, double 
   return variance("var", *this, axes, keepdims, correction);
 }
 
+// sqrt of the variance, whose gradient is 0 where the variance is 0, as PyTorch's std_backward
+// masks it: sqrt's own adjoint there is g / (2 * 0), times a zero deviation, NaN. The root reads
+// 1 at a zero variance, so no infinity reaches the chain rule; the values are sqrt's (+0 at 0).
 Tensor Tensor::std(const std::vector<std::int64_t>& axes, bool keepdims, double correction) const {
-  return sqrt(variance("std", *this, axes, keepdims, correction));
+  const Tensor v = variance("std", *this, axes, keepdims, correction);
+  const Tensor zero = v == weak_scalar(v, 0.0);
+  return where(zero, weak_scalar(v, 0.0), sqrt(where(zero, weak_scalar(v, 1.0), v)));
 }
 
 // max + log(sum(exp(x - max))): no exp overflows, and the largest term is exactly 1. Where the max

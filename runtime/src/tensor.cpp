@@ -258,12 +258,15 @@ Tensor Tensor::prod(const std::vector<std::int64_t>& axes, bool keepdims, Reduct
 Tensor Tensor::mean(Reduction mode) const { return mean({}, false, mode); }
 Tensor Tensor::mean(const std::vector<std::int64_t>& axes, bool keepdims, Reduction mode) const {
   // numpy's mean: the sum divided by the count, in a floating dtype (integers and bool give f32).
+  // f16 and bf16 divide the f32 sum and round once, as every reduction of theirs (contract 11):
+  // a sum rounded to f16 first overflows where the mean does not.
   check_defined(*this, "mean");
   auto ax = checked_axes(axes, rank(), "mean", shape());
-  Tensor x = is_floating(dtype()) ? *this : astype(f32);
+  Tensor x = is_floating(dtype()) && !is_storage_float(dtype()) ? *this : astype(f32);
   std::int64_t count = 1;
   for (int a : ax) count *= shape()[a];
-  return x.sum(axes, keepdims, mode) / static_cast<double>(count);
+  Tensor mean = x.sum(axes, keepdims, mode) / static_cast<double>(count);
+  return is_storage_float(dtype()) ? mean.astype(dtype()) : mean;
 }
 Tensor Tensor::max() const { return max({}, false); }
 Tensor Tensor::max(const std::vector<std::int64_t>& axes, bool keepdims) const {

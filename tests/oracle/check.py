@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from peer_ops import OPS, LONG, floating
+from peer_ops import BF16, LONG, OPS, STORAGE, cast, floating
 
 warnings.filterwarnings('ignore')
 
@@ -38,7 +38,23 @@ def parse_program(text):
 
 
 def unit_roundoff(dtype):
-    return 2.0 ** -24 if dtype == np.float32 else 2.0 ** -53
+    return {np.dtype(np.float32): 2.0 ** -24, np.dtype(np.float64): 2.0 ** -53, np.dtype(np.float16): 2.0 ** -11,
+            BF16: 2.0 ** -8}[np.dtype(dtype)]
+
+
+# Bounds of ops built from primitives (runtime/src/layers.cpp, ...): on f16 and bf16 every primitive
+# rounds to the storage type (contract 11), so their formulas take its unit roundoff.
+COMPOSITE = {'softmax', 'log_softmax', 'layernorm', 'rmsnorm', 'mse', 'var', 'std', 'logsumexp'}
+
+
+def storage_spacing(values, dtype):
+    """One ulp of the f16 or bf16 each value rounds to, the binade of |value| (its subnormal spacing
+    below the least normal)."""
+    mantissa, emin = (10, -14) if np.dtype(dtype) == np.float16 else (7, -126)
+    with np.errstate(all='ignore'):
+        v = np.abs(np.asarray(values, dtype=np.float64))
+        e = np.floor(np.log2(np.maximum(np.where(np.isfinite(v), v, 1.0), 2.0 ** emin)))
+        return np.exp2(e - mantissa)
 
 
 def gamma(n, u):
@@ -49,9 +65,9 @@ def same_bits(a, b):
     """Bit equality, any NaN equal to any NaN (the sign of a NaN is not part of the contract)."""
     if a.shape != b.shape or a.dtype != b.dtype:
         return np.zeros(np.broadcast_shapes(a.shape, b.shape) if a.shape == b.shape else (1,), dtype=bool)
-    if a.dtype.kind == 'f':
+    if a.dtype.kind == 'f' or a.dtype == BF16:
         both_nan = np.isnan(a) & np.isnan(b)
-        view = np.int32 if a.dtype == np.float32 else np.int64
+        view = {2: np.int16, 4: np.int32, 8: np.int64}[a.dtype.itemsize]
         return both_nan | (a.view(view) == b.view(view))
     return a == b
 
@@ -62,14 +78,18 @@ def spacing(values, dtype):
     return np.spacing(np.where(np.isinf(v), np.finfo(dtype).max, v)).astype(np.float64 if dtype == np.float32 else LONG)
 
 
-def tolerance(bound, dtype, args, attrs, ref, got):
-    """The largest |got - ref| allowed for each element, by the bound's formula (peer_ops.py)."""
+def tolerance(bound, dtype, args, attrs, ref, got, storage=None):
+    """The largest |got - ref| allowed for each element, by the bound's formula (peer_ops.py).
+    dtype is the one the op computes in (f32 for f16 and bf16); `storage` the f16 or bf16 every
+    primitive of a composite rounds to."""
     wide_type = np.float64 if dtype == np.float32 else LONG
-    u = unit_roundoff(dtype)
-    tiny = float(np.finfo(dtype).smallest_subnormal)
+    limits = np.finfo(storage if storage is not None and bound.kind in COMPOSITE else dtype)
+    u = unit_roundoff(storage if storage is not None and bound.kind in COMPOSITE else dtype)
+    s = unit_roundoff(dtype)  # the sums' (a reduction of f16/bf16 accumulates in f32, contract 11)
+    tiny = float(limits.smallest_subnormal)
     x = args[0] if args else None
     with np.errstate(all='ignore'):
-        huge = float(np.finfo(dtype).max)
+        huge = float(limits.max)
         if bound.kind == 'ulp':
             return (bound.ulp_f32 if dtype == np.float32 else bound.ulp_f64) * spacing(ref, dtype)
         if bound.kind in ('sum', 'mean', 'prod'):
@@ -92,32 +112,57 @@ def tolerance(bound, dtype, args, attrs, ref, got):
             squares = (squares[0] - squares[1]) ** 2
             n = squares.size
             total = np.sum(squares)
-            return np.inf if total >= huge else (gamma(n, u) + 3 * u) * total / max(n, 1) + 2 * spacing(ref, dtype)
+            return np.inf if total >= huge else (gamma(n, s) + 3 * u) * total / max(n, 1) + 2 * spacing(ref, dtype)
         if bound.kind == 'matmul':
             a, b = (np.abs(v.astype(wide_type)) for v in args)
             k = a.shape[-1]
             products = np.matmul(a, b)
             return np.where(products >= huge, np.inf, gamma(k, u) * products + spacing(ref, dtype))
+        if bound.kind in ('var', 'std', 'logsumexp'):
+            axes = tuple(range(x.ndim)) if attrs.get('axes', 'all') == 'all' else tuple(sorted({int(a) % x.ndim for a in attrs['axes'].split(',')}))
+            keep = attrs.get('keepdims') == '1'
+            n = int(np.prod([x.shape[a] for a in axes])) if axes else 1
+            xs = x.astype(wide_type)
+            if n == 0:
+                return np.zeros(ref.shape)
+            if bound.kind == 'logsumexp':  # exp of x - m within u|x - m| e^-(m - x) <= u/e each, the sum, the log, + m
+                m = np.max(xs, axis=axes, keepdims=keep)
+                return n * (u + s) + 8 * u + 2 * u * (np.abs(ref) + np.where(np.isfinite(m), np.abs(m), 0)) + spacing(ref, dtype)
+            # the mean's error d moves the centred sum S to S + n d^2; then n + 8 roundings of it
+            divisor = max(0.0, n - float(attrs['correction']))
+            peak = np.max(np.abs(xs), axis=axes, keepdims=True)
+            d = (n * s + 2 * u) * peak
+            centred = np.sum((xs - np.mean(xs, axis=axes, keepdims=True)) ** 2, axis=axes, keepdims=True)
+            # (and each square may underflow by half the least subnormal)
+            tol_var = (n * d * d + (n * s + 8 * u) * (centred + n * d * d) + n * tiny) / divisor if divisor else np.zeros(centred.shape)
+            tol_var = np.where((n * peak * peak >= huge) | ~np.isfinite(peak), np.inf, tol_var)
+            if not keep:
+                tol_var = np.squeeze(tol_var, axis=axes)
+            if bound.kind == 'var':
+                return tol_var + 2 * spacing(ref, dtype)
+            var = np.asarray(ref, dtype=wide_type) ** 2
+            return np.fmin(tol_var / (2 * np.sqrt(var)), np.sqrt(tol_var)) + 2 * spacing(ref, dtype)  # fmin: 0/0 at var 0
         n = x.shape[int(attrs.get('axis', -1)) % x.ndim] if x.ndim else 1
         if bound.kind == 'softmax':  # x - max rounds (exp's condition number |x - max|), exp 1 ulp, the sum gamma(n), one division
             xs = x.astype(wide_type).reshape(ref.shape)
             shifted = np.abs(xs - np.max(xs, axis=int(attrs['axis']) % max(x.ndim, 1), keepdims=True)) if x.ndim else 0
-            return ((n + 8) * u + 2 * u * np.where(np.isfinite(shifted), shifted, 0)) * np.abs(ref) + 8 * tiny
+            return ((n * s + 8 * u) + 2 * u * np.where(np.isfinite(shifted), shifted, 0)) * np.abs(ref) + 8 * tiny
         if bound.kind == 'log_softmax':  # x - max exact; log of the sum within (n + 4) u absolute
-            return (n + 8) * u * (2 * np.abs(ref) + 2)
+            return (n * s + 8 * u) * (2 * np.abs(ref) + 2)
         # x's own dtype computes the normalisation; gamma and beta may widen the result after it
         u = max(u, unit_roundoff(np.float32 if x.dtype != np.float64 else np.float64))
+        s = max(s, unit_roundoff(np.float32 if x.dtype != np.float64 else np.float64))
         xs = x.astype(wide_type)
         gamma_row = np.abs(args[1].astype(wide_type))
         if bound.kind == 'rmsnorm':  # no bound when the sum of squares overflows the dtype
             squares = np.sum(xs * xs, axis=-1, keepdims=True)
-            return np.where(squares >= huge, np.inf, (n + 8) * u * np.abs(ref) + 8 * tiny * (1 + gamma_row))
+            return np.where(squares >= huge, np.inf, (n * s + 8 * u) * np.abs(ref) + 8 * tiny * (1 + gamma_row))
         if bound.kind == 'layernorm':  # the centring's error is u*max|x| over the row, scaled by 1/std
             mean = np.mean(xs, axis=-1, keepdims=True)
             var = np.mean((xs - mean) ** 2, axis=-1, keepdims=True)
             spread = np.max(np.abs(xs), axis=-1, keepdims=True) / np.sqrt(var + float(attrs['eps']))
             xhat = (xs - mean) / np.sqrt(var + float(attrs['eps']))
-            bound = (n + 16) * u * ((np.abs(xhat) + spread) * gamma_row + np.abs(args[2].astype(wide_type))) + spacing(ref, dtype)
+            bound = (n * s + 16 * u) * ((np.abs(xhat) + spread) * gamma_row + np.abs(args[2].astype(wide_type))) + spacing(ref, dtype)
             return np.where(n * var >= huge, np.inf, bound)  # the sum of squares overflows the dtype
     raise ValueError('no tolerance for bound ' + bound.kind)
 
@@ -147,23 +192,32 @@ def compare(row, args, attrs, got):
         return f'shape {got.shape} where the peers give {ref.shape}'
     if got.size == 0:
         return None
-    if row.bound.kind == 'exact' or got.dtype.kind != 'f':
-        ok = same_bits(got, ref.astype(got.dtype))
-        if row.either_zero and got.dtype.kind == 'f':
+    floating_result = got.dtype.kind == 'f' or got.dtype == BF16
+    if row.bound.kind == 'exact' or not floating_result:
+        ok = same_bits(got, cast(ref, got.dtype))
+        if row.either_zero and floating_result:
             ok = ok | ((got == 0) & (ref == 0))
     else:
-        dtype = got.dtype.type
+        # f16 and bf16 compute in f32 and round once: the f32 bound plus one ulp of the storage
+        # type (two for a mean, a sum then a division, and for the composites, whose formulas
+        # then take the storage type's unit roundoff)
+        storage = got.dtype if got.dtype in STORAGE else None
+        dtype = np.float32 if storage is not None else got.dtype.type
         wide_ref = ref.astype(np.float64 if dtype == np.float32 else LONG)
         wide_got = got.astype(wide_ref.dtype)
-        tol = np.broadcast_to(tolerance(row.bound, dtype, args, attrs, wide_ref, wide_got), got.shape)
+        tol = tolerance(row.bound, dtype, args, attrs, wide_ref, wide_got, storage)
+        if storage is not None:
+            ulps = 2 if row.bound.kind in COMPOSITE or row.bound.kind == 'mean' else 1
+            tol = tol + ulps * storage_spacing(np.abs(wide_ref) + np.where(np.isfinite(tol), tol, 0), storage)
+        tol = np.broadcast_to(tol, got.shape)
         with np.errstate(all='ignore'):
             finite = np.isfinite(wide_ref) & np.isfinite(wide_got)
             close = np.abs(wide_got - wide_ref) <= tol
             # beyond the dtype's range: the peers' wide value overflows to got's infinity
-            overflow = np.isinf(wide_got) & ~np.isinf(wide_ref) & (np.abs(wide_ref) + tol >= np.finfo(dtype).max) & (np.sign(wide_got) == np.sign(wide_ref))
+            overflow = np.isinf(wide_got) & ~np.isinf(wide_ref) & (np.abs(wide_ref) + tol >= float(np.finfo(got.dtype).max)) & (np.sign(wide_got) == np.sign(wide_ref))
             special = (np.isnan(wide_ref) & np.isnan(wide_got)) | (np.isinf(wide_ref) & (wide_got == wide_ref))
         ok = (finite & close) | overflow | special | np.isinf(tol)
-        if row.precise is not None and not ok.all():
+        if row.precise is not None and storage is None and not ok.all():
             ok = recheck_precisely(row, args, got, np.array(ok, copy=True).reshape(got.shape))
     if ok.all():
         return None
@@ -178,6 +232,10 @@ def check_program(program_text, npz_path, label):
     failures = []
     with np.load(npz_path) as data:
         values = {k: data[k] for k in data.files}
+    for key in [k for k in values if k.startswith('bf16_')]:  # the driver saved bf16 values as their f32
+        for prefix in ('v_', 'fused_'):
+            if prefix + key[5:] in values:
+                values[prefix + key[5:]] = values[prefix + key[5:]].astype(BF16)
     for name, op, operands, attrs in statements:
         if op == 'input':
             continue

@@ -39,9 +39,31 @@ tj::Shape draw_shape(Rng& rng, const std::vector<std::int64_t>& extents) {
   return shape;
 }
 
-tj::DType draw_dtype(Rng& rng) {
-  const tj::DType dtypes[] = {tj::f32, tj::f32, tj::f32, tj::f64, tj::f64, tj::i32, tj::i64, tj::boolean};
-  return dtypes[below(rng, std::size(dtypes))];
+// What a kind of program draws: its inputs' dtypes and values, and the ops of its statements.
+struct Kind {
+  std::vector<tj::DType> dtypes;  // drawn uniformly (repeats weigh)
+  const char* values;             // every input's value distribution, or nullptr for any
+  std::vector<const OracleOp*> ops;
+};
+
+const Kind& any_program() {
+  static const Kind kind = [] {
+    Kind k{{tj::f32, tj::f32, tj::f32, tj::f64, tj::f64, tj::i32, tj::i64, tj::boolean, tj::f16, tj::bf16}, nullptr, {}};
+    for (const OracleOp& op : oracle_ops()) k.ops.push_back(&op);
+    return k;
+  }();
+  return kind;
+}
+
+// Differentiable programs: f32 and f64 inputs of unit scale (no overflow, no ties but by
+// structure), the ops of differentiable_ops().
+const Kind& grad_program() {
+  static const Kind kind = [] {
+    Kind k{{tj::f32, tj::f64, tj::f64}, "unit", {}};
+    for (const std::string& name : differentiable_ops()) k.ops.push_back(&find_op(name));
+    return k;
+  }();
+  return kind;
 }
 
 // An operand after the first, as the op's row prefers.
@@ -59,24 +81,23 @@ std::size_t pick_operand(Rng& rng, Pick pick, const std::vector<tj::Tensor>& val
   return below(rng, values.size());
 }
 
-}  // namespace
-
-Program generate_program(std::uint64_t seed) {
+Program generate(std::uint64_t seed, const Kind& kind, tj::Tensor* last) {
   Rng rng(seed);
   Program program;
   std::vector<tj::Tensor> values;
   const std::vector<std::int64_t> extents = draw_extents(rng);
   const std::size_t input_count = 1 + below(rng, 4);
   for (std::size_t i = 0; i < input_count; ++i) {
-    Statement s{"x" + std::to_string(i), "input", {}, draw_input_attrs(rng, draw_dtype(rng), draw_shape(rng, extents))};
+    Statement s{"x" + std::to_string(i), "input", {},
+                draw_input_attrs(rng, kind.dtypes[below(rng, kind.dtypes.size())], draw_shape(rng, extents))};
+    if (kind.values) s.attrs["values"] = kind.values;
     values.push_back(make_input(s));
     program.statements.push_back(std::move(s));
   }
-  const std::vector<OracleOp>& ops = oracle_ops();
   const std::size_t statement_count = 3 + below(rng, 10);
   for (std::size_t i = 0; i < statement_count; ++i) {
     for (int attempt = 0; attempt < kAttemptsPerStatement; ++attempt) {
-      const OracleOp& op = ops[below(rng, ops.size())];
+      const OracleOp& op = *kind.ops[below(rng, kind.ops.size())];
       Statement s{"s" + std::to_string(program.statements.size()), op.name, {}, {}};
       Operands operands;
       std::vector<std::size_t> chosen;
@@ -88,8 +109,29 @@ Program generate_program(std::uint64_t seed) {
       }
       try {
         s.attrs = op.draw(rng, operands);
+        std::vector<Statement> fresh_inputs;
+        if (op.fresh) {
+          for (const Fresh& f : op.fresh(rng, operands, s.attrs)) {
+            Statement input{"x" + std::to_string(program.statements.size() + fresh_inputs.size()), "input", {},
+                            draw_input_attrs(rng, f.dtype, f.shape)};
+            if (f.index_bound > 0) {
+              input.attrs["values"] = "index";
+              input.attrs["bound"] = std::to_string(f.index_bound);
+            } else if (kind.values) {
+              input.attrs["values"] = kind.values;
+            }
+            operands.push_back(make_input(input));
+            s.operands.push_back(input.name);
+            fresh_inputs.push_back(std::move(input));
+          }
+        }
         tj::Tensor result = op.build(operands, s);
         if (result.size() > kMaxElements) continue;
+        for (std::size_t k = 0; k < fresh_inputs.size(); ++k) {
+          values.push_back(operands[static_cast<std::size_t>(op.arity) + k]);
+          program.statements.push_back(std::move(fresh_inputs[k]));
+        }
+        s.name = "s" + std::to_string(program.statements.size());
         values.push_back(result);
         program.statements.push_back(std::move(s));
         break;
@@ -100,9 +142,35 @@ Program generate_program(std::uint64_t seed) {
   }
   // The last value and some others are evaluated together, as outputs of one eval.
   for (std::size_t i = input_count; i < program.statements.size(); ++i)
-    if (i + 1 == program.statements.size() || std::bernoulli_distribution(0.3)(rng))
+    if (program.statements[i].op != "input" && (i + 1 == program.statements.size() || std::bernoulli_distribution(0.3)(rng)))
       program.outputs.push_back(program.statements[i].name);
   if (program.outputs.empty()) program.outputs.push_back(program.statements.back().name);
+  *last = values.back();
+  return program;
+}
+
+}  // namespace
+
+Program generate_program(std::uint64_t seed) {
+  tj::Tensor last;
+  return generate(seed, any_program(), &last);
+}
+
+Program generate_grad_program(std::uint64_t seed) {
+  tj::Tensor last;
+  Program program = generate(seed, grad_program(), &last);
+  // One output, the last statement (made floating by a last statement when it is not: an
+  // integer result has no gradient), and its adjoint: an f64 input `dy` of its shape (tj::grad
+  // casts it to the output's dtype).
+  if (!tj::is_floating(last.dtype())) {
+    const std::string operand = program.statements.back().name;
+    program.statements.push_back(Statement{"s" + std::to_string(program.statements.size()), "add_scalar", {operand},
+                                           {{"scalar", "f"}, {"value", "0.5"}}});
+  }
+  program.outputs = {program.statements.back().name};
+  program.statements.push_back(Statement{"dy", "input", {}, {{"dtype", "f64"}, {"shape", list_text(last.shape())},
+                                                              {"layout", "contiguous"}, {"values", "unit"},
+                                                              {"seed", std::to_string(seed % 1000003)}}});
   return program;
 }
 

@@ -12,4 +12,9 @@ namespace oracle {
 
 Program generate_program(std::uint64_t seed);
 
+// A program of differentiable ops (differentiable_ops()) over f32 and f64 inputs of unit scale,
+// whose one output is the last statement, followed by its adjoint: an input named `dy` of the
+// output's shape. The driver's grad command evaluates tj::grad(output, floating inputs, dy).
+Program generate_grad_program(std::uint64_t seed);
+
 }  // namespace oracle

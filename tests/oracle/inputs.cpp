@@ -20,18 +20,48 @@ template <typename T> T special_float(Rng& rng) {
   return values[std::uniform_int_distribution<std::size_t>(0, std::size(values) - 1)(rng)];
 }
 
-template <typename T> std::vector<T> float_values(Rng& rng, const std::string& kind, std::int64_t n) {
+// `range`: the binary exponents of values=wide, within the dtype's normal range.
+template <typename T> std::vector<T> float_values(Rng& rng, const std::string& kind, std::int64_t n, int range,
+                                                  T (*special)(Rng&)) {
   std::vector<T> values(static_cast<std::size_t>(n));
-  const double scale = std::vector<double>{1, 30, 1e-3}[std::uniform_int_distribution<std::size_t>(0, 2)(rng)];
+  const double drawn_scale = std::vector<double>{1, 30, 1e-3}[std::uniform_int_distribution<std::size_t>(0, 2)(rng)];
+  const double scale = kind == "unit" ? 1 : drawn_scale;  // unit: normal(0, 1), the gradient programs
   std::normal_distribution<double> normal(0, scale);
-  const int range = sizeof(T) == 4 ? 60 : 300;
   std::uniform_int_distribution<int> exponent(-range, range);
   std::uniform_int_distribution<int> tie(-3, 3);
   for (T& v : values) {
     if (kind == "wide") v = static_cast<T>((normal(rng) < 0 ? -1.0 : 1.0) * std::ldexp(1.0 + std::abs(normal(rng)) / (scale * 8), exponent(rng)));
     else if (kind == "ties") v = static_cast<T>(tie(rng));
-    else if (kind == "specials" && std::bernoulli_distribution(0.1)(rng)) v = special_float<T>(rng);
+    else if (kind == "specials" && std::bernoulli_distribution(0.1)(rng)) v = special(rng);
     else v = static_cast<T>(normal(rng));
+  }
+  return values;
+}
+
+// f16 and bf16: the extremes of the 16-bit types (65504, the least subnormals 2^-24 and 2^-133,
+// the least normal 2^-14) with the f32 specials, each rounded as every conversion is, through f32.
+float storage_special(Rng& rng) {
+  const float values[] = {0.f, -0.f, INFINITY, -INFINITY, NAN, 0x1p-24f, -7 * 0x1p-24f, 0x1p-14f, 65504.f, -65504.f,
+                          0x1p-133f, 3.3895e38f, 1.f, -1.f, 11.09f, -17.3f, 9.75f, -7.25f, 20.5f, 1e30f};
+  return values[std::uniform_int_distribution<std::size_t>(0, std::size(values) - 1)(rng)];
+}
+template <typename T> std::vector<T> storage_values(Rng& rng, const std::string& kind, std::int64_t n, int range) {
+  std::vector<T> values(static_cast<std::size_t>(n));
+  const std::vector<float> wide = float_values<float>(rng, kind, n, range, storage_special);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = T(wide[i]);
+  return values;
+}
+
+// values=index: uniform in [-bound, bound), the valid indices of an axis of `bound` elements;
+// values=index_out: the same with one element outside that range (the driver checks the error).
+template <typename T> std::vector<T> index_values(Rng& rng, const Statement& s, std::int64_t n) {
+  const std::int64_t bound = std::stoll(s.attr("bound"));
+  std::vector<T> values(static_cast<std::size_t>(n));
+  for (T& v : values) v = static_cast<T>(std::uniform_int_distribution<std::int64_t>(-bound, bound - 1)(rng));
+  if (s.attr("values") == "index_out" && n > 0) {
+    const std::int64_t outside[] = {bound, -bound - 1, bound + 7, std::numeric_limits<T>::max(), std::numeric_limits<T>::min()};
+    values[std::uniform_int_distribution<std::size_t>(0, values.size() - 1)(rng)] =
+        static_cast<T>(outside[std::uniform_int_distribution<std::size_t>(0, std::size(outside) - 1)(rng)]);
   }
   return values;
 }
@@ -48,18 +78,22 @@ template <typename T> std::vector<T> integer_values(Rng& rng, const std::string&
   return values;
 }
 
-// The values of `shape` in row-major order as bytes of `dtype`.
-std::vector<std::byte> draw_values(Rng& rng, tj::DType dtype, const std::string& kind, std::int64_t n) {
+// The values of `shape` in row-major order as bytes of `dtype`, as the statement's `values` says.
+std::vector<std::byte> draw_values(Rng& rng, tj::DType dtype, const Statement& s, std::int64_t n) {
   auto bytes_of = [](const auto& values) {
     std::vector<std::byte> bytes(values.size() * sizeof(values[0]));
     if (!bytes.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
     return bytes;
   };
+  const std::string& kind = s.attr("values");
+  const bool index = kind == "index" || kind == "index_out";
   switch (dtype) {
-    case tj::DType::f32: return bytes_of(float_values<float>(rng, kind, n));
-    case tj::DType::f64: return bytes_of(float_values<double>(rng, kind, n));
-    case tj::DType::i32: return bytes_of(integer_values<std::int32_t>(rng, kind, n));
-    case tj::DType::i64: return bytes_of(integer_values<std::int64_t>(rng, kind, n));
+    case tj::DType::f32: return bytes_of(float_values<float>(rng, kind, n, 60, special_float<float>));
+    case tj::DType::f64: return bytes_of(float_values<double>(rng, kind, n, 300, special_float<double>));
+    case tj::DType::f16: return bytes_of(storage_values<tj::float16_t>(rng, kind, n, 16));
+    case tj::DType::bf16: return bytes_of(storage_values<tj::bfloat16_t>(rng, kind, n, 60));
+    case tj::DType::i32: return bytes_of(index ? index_values<std::int32_t>(rng, s, n) : integer_values<std::int32_t>(rng, kind, n));
+    case tj::DType::i64: return bytes_of(index ? index_values<std::int64_t>(rng, s, n) : integer_values<std::int64_t>(rng, kind, n));
     case tj::DType::boolean: {
       std::vector<std::byte> bytes(static_cast<std::size_t>(n));
       for (std::byte& b : bytes) b = static_cast<std::byte>(std::bernoulli_distribution(0.5)(rng));
@@ -122,15 +156,15 @@ tj::Tensor make_input(const Statement& s) {
   if (layout == "sliced" && rank > 0) {  // every other row of a tensor twice as tall
     tj::Shape tall = shape;
     tall[0] *= 2;
-    return contiguous_tensor(draw_values(rng, dtype, s.attr("values"), numel(tall)), tall, dtype).slice(0, 0, std::nullopt, 2);
+    return contiguous_tensor(draw_values(rng, dtype, s, numel(tall)), tall, dtype).slice(0, 0, std::nullopt, 2);
   }
   if (layout == "broadcast" && rank > 0) {  // the first axis of extent > 1 read with stride 0
     tj::Shape source = shape;
     for (std::int64_t& e : source)
       if (e > 1) { e = 1; break; }
-    return contiguous_tensor(draw_values(rng, dtype, s.attr("values"), numel(source)), source, dtype).expand(shape);
+    return contiguous_tensor(draw_values(rng, dtype, s, numel(source)), source, dtype).expand(shape);
   }
-  const std::vector<std::byte> values = draw_values(rng, dtype, s.attr("values"), n);
+  const std::vector<std::byte> values = draw_values(rng, dtype, s, n);
   std::vector<std::int64_t> strides(rank, 1);
   std::int64_t base = 0, span = n;
   if (layout == "transposed") {

@@ -7,7 +7,10 @@
 //   layout=gapped       from_blob whose strides skip elements (every axis 2 or 3 apart)
 //   layout=sliced       a step-2 slice of a larger contiguous tensor
 //   layout=broadcast    a size-1 axis expanded (stride 0)
-//   values=normal|wide|specials|ties (floats), small|full (integers), bits (bool)
+//   values=normal|wide|specials|ties|unit (floats, f16 and bf16 among them; unit is normal(0, 1)),
+//          small|full (integers),
+//          bits (bool), index (integers uniform in [-bound, bound): valid indices of an axis of
+//          `bound` elements), index_out (the same with one element outside, for the error check)
 #pragma once
 
 #include "oracle_ops.hpp"

@@ -53,7 +53,8 @@ tj::Tensor arg_reduce(const Operands& x, S s) {
   return (x[0].*F)(integer(s, "axis"), flag(s, "keepdims"));
 }
 
-const char* kDTypes[] = {"f32", "f64", "i32", "i64", "bool"};
+// The first four are the creation ops' dtypes; astype, eye and one_hot draw from all.
+const char* kDTypes[] = {"f32", "f64", "i32", "i64", "bool", "f16", "bf16"};
 
 // A weakly typed C++ scalar: a double, an int64_t or a bool.
 Attrs scalar_attrs(Rng& rng, const Operands&) {
@@ -76,7 +77,7 @@ template <typename F> tj::Tensor with_scalar(S s, F f) {
   return f(real(s, "value"));
 }
 
-Attrs cast_attrs(Rng& rng, const Operands&) { return {{"dtype", kDTypes[uniform(rng, 0, 4)]}}; }
+Attrs cast_attrs(Rng& rng, const Operands&) { return {{"dtype", kDTypes[uniform(rng, 0, 6)]}}; }
 
 Attrs order_attrs(Rng& rng, const Operands& x) {
   return {{"axis", std::to_string(draw_axis(rng, x[0]))}, {"descending", coin(rng) ? "1" : "0"}};
@@ -165,6 +166,76 @@ Attrs linspace_attrs(Rng& rng, const Operands&) {
           {"dtype", kDTypes[uniform(rng, 0, 3)]}};
 }
 
+// var and std: a reduction's axes, and PyTorch's correction (numpy's ddof).
+Attrs moment_attrs(Rng& rng, const Operands& x) {
+  Attrs attrs = reduce_attrs(rng, x);
+  attrs["correction"] = std::to_string(uniform(rng, 0, 2));
+  return attrs;
+}
+Attrs eye_attrs(Rng& rng, const Operands&) {
+  const std::int64_t sizes[] = {0, 1, 2, 3, 5, 17, 64};
+  return {{"n", std::to_string(sizes[uniform(rng, 0, 6)])}, {"m", coin(rng) ? "-1" : std::to_string(sizes[uniform(rng, 0, 6)])},
+          {"dtype", kDTypes[uniform(rng, 0, 6)]}};
+}
+Attrs diagonal_attrs(Rng& rng, const Operands&) { return {{"k", std::to_string(uniform(rng, -4, 4))}}; }
+
+// ---- indexing: the indices (and values) are new inputs of the shapes the op needs ----
+std::int64_t extent_at(const tj::Tensor& x, std::int64_t axis) {
+  return x.shape()[static_cast<std::size_t>(axis < 0 ? axis + x.rank() : axis)];
+}
+std::int64_t axis_attr(const Attrs& attrs) { return std::stoll(attrs.at("axis")); }
+tj::DType index_dtype(Rng& rng) { return coin(rng) ? tj::i64 : tj::i32; }
+std::int64_t small_extent(Rng& rng, std::int64_t n) { return std::vector<std::int64_t>{0, 1, 2, 3, 7, 33, n, n}[static_cast<std::size_t>(uniform(rng, 0, 7))]; }
+
+Attrs index_axis_attrs(Rng& rng, const Operands& x) {
+  if (x[0].rank() == 0) throw tj::Error("indexing: a 0-d operand has no axis");
+  return axis_attrs(rng, x);
+}
+// take: indices of any shape (rank 0 to 2) into x's axis.
+std::vector<Fresh> take_fresh(Rng& rng, const Operands& x, const Attrs& attrs) {
+  const std::int64_t n = extent_at(x[0], axis_attr(attrs));
+  if (n == 0) throw tj::Error("take: no element to index");
+  tj::Shape shape(static_cast<std::size_t>(uniform(rng, 0, 2)));
+  for (std::int64_t& e : shape) e = std::max<std::int64_t>(small_extent(rng, n), coin(rng, 0.9) ? 1 : 0);
+  return {{index_dtype(rng), shape, n}};
+}
+// take_along_axis: x's shape but along the axis, some other axes 1 (they broadcast).
+std::vector<Fresh> along_fresh(Rng& rng, const Operands& x, const Attrs& attrs) {
+  const std::int64_t axis = axis_attr(attrs) < 0 ? axis_attr(attrs) + x[0].rank() : axis_attr(attrs);
+  const std::int64_t n = extent_at(x[0], axis);
+  tj::Shape shape = x[0].shape();
+  for (std::size_t a = 0; a < shape.size(); ++a)
+    if (static_cast<std::int64_t>(a) == axis) shape[a] = n == 0 ? 0 : small_extent(rng, n);
+    else if (coin(rng, 0.2)) shape[a] = 1;
+  return {{index_dtype(rng), shape, std::max<std::int64_t>(n, 1)}};
+}
+// index_add: 1-D indices, and values of base's shape with the indices' length along the axis.
+std::vector<Fresh> index_add_fresh(Rng& rng, const Operands& x, const Attrs& attrs) {
+  const std::int64_t n = extent_at(x[0], axis_attr(attrs));
+  if (n == 0) throw tj::Error("index_add: no element to add to");
+  const std::int64_t length = small_extent(rng, n);
+  tj::Shape shape = x[0].shape();
+  shape[static_cast<std::size_t>(axis_attr(attrs) < 0 ? axis_attr(attrs) + x[0].rank() : axis_attr(attrs))] = length;
+  return {{index_dtype(rng), {length}, n}, {x[0].dtype(), shape}};
+}
+// scatter_add: indices of base's shape but along the axis, and values of the indices' shape.
+std::vector<Fresh> scatter_fresh(Rng& rng, const Operands& x, const Attrs& attrs) {
+  const std::int64_t n = extent_at(x[0], axis_attr(attrs));
+  if (n == 0) throw tj::Error("scatter_add: no element to add to");
+  tj::Shape shape = x[0].shape();
+  shape[static_cast<std::size_t>(axis_attr(attrs) < 0 ? axis_attr(attrs) + x[0].rank() : axis_attr(attrs))] = small_extent(rng, n);
+  return {{index_dtype(rng), shape, n}, {x[0].dtype(), shape}};
+}
+Attrs one_hot_attrs(Rng& rng, const Operands&) {
+  return {{"classes", std::to_string(std::vector<int>{1, 2, 5, 17}[static_cast<std::size_t>(uniform(rng, 0, 3))])},
+          {"dtype", kDTypes[uniform(rng, 0, 6)]}};
+}
+std::vector<Fresh> one_hot_fresh(Rng& rng, const Operands&, const Attrs& attrs) {
+  tj::Shape shape(static_cast<std::size_t>(uniform(rng, 0, 2)));
+  for (std::int64_t& e : shape) e = std::vector<std::int64_t>{0, 1, 3, 7, 64}[static_cast<std::size_t>(uniform(rng, 0, 4))];
+  return {{index_dtype(rng), shape, std::stoll(attrs.at("classes"))}};
+}
+
 #define UNARY(op) {#op, 1, Pick::any, no_attrs, [](const Operands& x, S) { return tj::op(x[0]); }}
 #define BINARY(name, expr) {#name, 2, Pick::broadcast, no_attrs, [](const Operands& x, S) { return expr; }}
 #define WITH_SCALAR(name, expr) \
@@ -180,11 +251,14 @@ const std::vector<OracleOp> kOps = {
        return tj::arange(real(s, "start"), real(s, "stop"), real(s, "step"), parse_dtype(s.attr("dtype"))); }},
     {"linspace", 0, Pick::any, linspace_attrs, [](const Operands&, S s) {
        return tj::linspace(real(s, "start"), real(s, "stop"), integer(s, "num"), parse_dtype(s.attr("dtype"))); }},
+    {"eye", 0, Pick::any, eye_attrs, [](const Operands&, S s) {
+       return tj::eye(integer(s, "n"), integer(s, "m"), parse_dtype(s.attr("dtype"))); }},
     // unary elementwise
     UNARY(abs), UNARY(sign), UNARY(square), UNARY(sqrt), UNARY(rsqrt), UNARY(reciprocal),
     UNARY(exp), UNARY(exp2), UNARY(expm1), UNARY(log), UNARY(log2), UNARY(log1p), UNARY(sin),
     UNARY(cos), UNARY(tanh), UNARY(sigmoid), UNARY(erf), UNARY(relu), UNARY(gelu),
-    UNARY(gelu_tanh), UNARY(silu), UNARY(softplus), UNARY(logical_not),
+    UNARY(gelu_tanh), UNARY(silu), UNARY(softplus), UNARY(logical_not), UNARY(tan), UNARY(atan),
+    UNARY(floor), UNARY(ceil), UNARY(round), UNARY(trunc), UNARY(isnan), UNARY(isinf), UNARY(isfinite),
     {"neg", 1, Pick::any, no_attrs, [](const Operands& x, S) { return -x[0]; }},
     {"invert", 1, Pick::any, no_attrs, [](const Operands& x, S) { return ~x[0]; }},
     {"astype", 1, Pick::any, cast_attrs, [](const Operands& x, S s) { return x[0].astype(parse_dtype(s.attr("dtype"))); }},
@@ -197,7 +271,7 @@ const std::vector<OracleOp> kOps = {
     BINARY(le, x[0] <= x[1]), BINARY(gt, x[0] > x[1]), BINARY(ge, x[0] >= x[1]),
     BINARY(logical_and, tj::logical_and(x[0], x[1])), BINARY(logical_or, tj::logical_or(x[0], x[1])),
     BINARY(bitwise_and, x[0] & x[1]), BINARY(bitwise_or, x[0] | x[1]), BINARY(bitwise_xor, x[0] ^ x[1]),
-    BINARY(left_shift, x[0] << x[1]), BINARY(right_shift, x[0] >> x[1]),
+    BINARY(left_shift, x[0] << x[1]), BINARY(right_shift, x[0] >> x[1]), BINARY(atan2, tj::atan2(x[0], x[1])),
     // with a weakly typed C++ scalar
     WITH_SCALAR(add_scalar, x[0] + v), WITH_SCALAR(rsub_scalar, v - x[0]), WITH_SCALAR(mul_scalar, x[0] * v),
     WITH_SCALAR(div_scalar, x[0] / v), WITH_SCALAR(lt_scalar, x[0] < v), WITH_SCALAR(maximum_scalar, tj::maximum(x[0], v)),
@@ -207,6 +281,12 @@ const std::vector<OracleOp> kOps = {
     {"clamp", 3, Pick::broadcast, no_attrs, [](const Operands& x, S) { return tj::clamp(x[0], x[1], x[2]); }},
     // reductions
     REDUCE(sum), REDUCE(prod), REDUCE(mean), REDUCE(max), REDUCE(min), REDUCE(any), REDUCE(all),
+    {"var", 1, Pick::any, moment_attrs, [](const Operands& x, S s) {
+       return x[0].var(axes_of(s), flag(s, "keepdims"), real(s, "correction")); }},
+    {"std", 1, Pick::any, moment_attrs, [](const Operands& x, S s) {
+       return x[0].std(axes_of(s), flag(s, "keepdims"), real(s, "correction")); }},
+    {"logsumexp", 1, Pick::any, reduce_attrs, [](const Operands& x, S s) {
+       return tj::logsumexp(x[0], axes_of(s), flag(s, "keepdims")); }},
     {"argmax", 1, Pick::any, arg_reduce_attrs, arg_reduce<&tj::Tensor::argmax, &tj::Tensor::argmax>},
     {"argmin", 1, Pick::any, arg_reduce_attrs, arg_reduce<&tj::Tensor::argmin, &tj::Tensor::argmin>},
     // scans and ordering
@@ -219,6 +299,19 @@ const std::vector<OracleOp> kOps = {
        return tj::topk(x[0], integer(s, "k"), integer(s, "axis")).values; }},
     {"topk_indices", 1, Pick::any, topk_attrs, [](const Operands& x, S s) {
        return tj::topk(x[0], integer(s, "k"), integer(s, "axis")).indices; }},
+    {"tril", 1, Pick::any, diagonal_attrs, [](const Operands& x, S s) { return tj::tril(x[0], integer(s, "k")); }},
+    {"triu", 1, Pick::any, diagonal_attrs, [](const Operands& x, S s) { return tj::triu(x[0], integer(s, "k")); }},
+    // indexing (the operands after the first are new inputs: valid indices, and values)
+    {"take", 1, Pick::any, index_axis_attrs, [](const Operands& x, S s) { return tj::take(x[0], x[1], integer(s, "axis")); },
+     take_fresh, 1},
+    {"take_along_axis", 1, Pick::any, index_axis_attrs, [](const Operands& x, S s) {
+       return tj::take_along_axis(x[0], x[1], integer(s, "axis")); }, along_fresh, 1},
+    {"index_add", 1, Pick::any, index_axis_attrs, [](const Operands& x, S s) {
+       return tj::index_add(x[0], integer(s, "axis"), x[1], x[2]); }, index_add_fresh, 2},
+    {"scatter_add", 1, Pick::any, index_axis_attrs, [](const Operands& x, S s) {
+       return tj::scatter_add(x[0], integer(s, "axis"), x[1], x[2]); }, scatter_fresh, 2},
+    {"one_hot", 0, Pick::any, one_hot_attrs, [](const Operands& x, S s) {
+       return tj::one_hot(x[0], integer(s, "classes"), parse_dtype(s.attr("dtype"))); }, one_hot_fresh, 1},
     // products and layers
     {"matmul", 2, Pick::matmul, no_attrs, [](const Operands& x, S) { return tj::matmul(x[0], x[1]); }},
     {"softmax", 1, Pick::any, axis_attrs, [](const Operands& x, S s) { return tj::softmax(x[0], integer(s, "axis")); }},
@@ -244,6 +337,17 @@ const std::vector<OracleOp> kOps = {
 }  // namespace
 
 const std::vector<OracleOp>& oracle_ops() { return kOps; }
+
+const std::vector<std::string>& differentiable_ops() {
+  static const std::vector<std::string> names = {
+      "neg", "abs", "square", "exp", "exp2", "expm1", "tanh", "sigmoid", "sin", "cos", "erf", "gelu", "gelu_tanh",
+      "silu", "softplus", "atan", "relu", "add", "sub", "mul", "maximum", "minimum", "atan2", "add_scalar",
+      "rsub_scalar", "mul_scalar", "clamp", "sum", "prod", "mean", "max", "min", "var", "std", "logsumexp", "cumsum",
+      "sort", "topk_values", "matmul", "softmax", "log_softmax", "layernorm", "rmsnorm", "mse_loss", "reshape",
+      "permute", "transpose", "expand", "slice", "flip", "squeeze", "unsqueeze", "copy", "contiguous", "tril", "triu",
+      "take", "take_along_axis", "index_add", "scatter_add"};
+  return names;
+}
 
 const OracleOp& find_op(const std::string& name) {
   for (const OracleOp& op : kOps)

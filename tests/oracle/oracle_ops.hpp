@@ -24,6 +24,15 @@ using Rng = std::mt19937_64;
 // against the first (same shape or a suffix of it), or a matmul's right operand.
 enum class Pick { any, broadcast, matmul };
 
+// An operand that no earlier value could be: a new input statement of this dtype and shape,
+// drawn after the op's attributes. `index_bound` n > 0 makes it indices, uniform in [-n, n)
+// (values=index, inputs.hpp); 0 makes it values of any layout and distribution.
+struct Fresh {
+  tj::DType dtype;
+  tj::Shape shape;
+  std::int64_t index_bound = 0;
+};
+
 struct OracleOp {
   const char* name;
   int arity;  // operands drawn from earlier values; 0 for creation ops
@@ -31,10 +40,18 @@ struct OracleOp {
   // Attributes for these operands. May throw tj::Error (or return nothing useful): the
   // generator then draws another op.
   Attrs (*draw)(Rng& rng, const Operands& operands);
+  // The statement's operands are the `arity` drawn ones, then one new input for each of these
+  // (the indexing ops' indices and values). May throw tj::Error as `draw` may.
   tj::Tensor (*build)(const Operands& operands, const Statement& statement);
+  std::vector<Fresh> (*fresh)(Rng& rng, const Operands& operands, const Attrs& attrs) = nullptr;
+  int fresh_count = 0;  // how many `fresh` makes, for the driver's operand count
 };
 
 const std::vector<OracleOp>& oracle_ops();
+// The rows whose gradients the oracle checks against torch.autograd (generate_grad_program): ops
+// differentiable wherever random unit-scale operands put them, so no division, pow, sqrt or log
+// (poles and domains) and no comparisons. peer_ops.py gives these rows a `torch` function.
+const std::vector<std::string>& differentiable_ops();
 const OracleOp& find_op(const std::string& name);  // throws std::runtime_error for an unknown name
 
 tj::DType parse_dtype(const std::string& name);

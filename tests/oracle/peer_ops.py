@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
+import ml_dtypes
 import mpmath
 import numpy as np
 import torch
@@ -25,6 +26,21 @@ import torch
 mpmath.mp.dps = 40
 
 LONG = np.longdouble  # 64-bit mantissa on x86-64: a reference for f64 results
+BF16 = np.dtype(ml_dtypes.bfloat16)  # numpy has no bf16; ml_dtypes' computes in f32 and rounds, as tensorjit
+STORAGE = (np.dtype(np.float16), BF16)  # the storage types: each op computes in f32 and rounds once
+
+
+def is_float(dtype):
+    return np.dtype(dtype).kind == 'f' or np.dtype(dtype) == BF16
+
+
+def cast(a, dtype):
+    """a.astype(dtype), but to f16 and bf16 through f32 as tensorjit and PyTorch convert (an f64 or
+    an i64 rounds twice)."""
+    a = np.asarray(a)
+    if np.dtype(dtype) in STORAGE and a.dtype != np.dtype(dtype):
+        return a.astype(np.float32).astype(dtype)
+    return a.astype(dtype)
 
 
 @dataclass(frozen=True)
@@ -60,12 +76,15 @@ class Row:
 def tt(a):
     """A torch tensor of a NumPy array; a 0-d one stays 0-d (np.ascontiguousarray would make it 1-d,
     and a 0-d tensor promotes differently)."""
-    return torch.from_numpy(np.array(a, copy=True, order='C'))
+    a = np.array(a, copy=True, order='C')
+    if a.dtype == BF16:  # torch.from_numpy knows no bf16: the bits, viewed
+        return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(a)
 
 
 def to_np_dtype(t):
     return {torch.float32: np.float32, torch.float64: np.float64, torch.int32: np.int32,
-            torch.int64: np.int64, torch.bool: np.bool_}[t]
+            torch.int64: np.int64, torch.bool: np.bool_, torch.float16: np.float16, torch.bfloat16: BF16}[t]
 
 
 def promoted(*args):
@@ -76,7 +95,7 @@ def promoted(*args):
 
 
 def floating(dtype):
-    return np.dtype(dtype) if np.dtype(dtype).kind == 'f' else np.dtype(np.float32)
+    return np.dtype(dtype) if is_float(dtype) else np.dtype(np.float32)
 
 
 def same(args, attrs):
@@ -152,7 +171,7 @@ def exact_unary(f):
 def exact_binary(f):
     def value(args, attrs):
         d = promoted(args[0], args[1])
-        return quiet(f)(args[0].astype(d), args[1].astype(d))
+        return quiet(f)(cast(args[0], d), cast(args[1], d))
     return value
 
 
@@ -160,7 +179,7 @@ def exact_scalar(f):
     def value(args, attrs):
         d = scalar_dtype(args, attrs)
         s = scalar_of(attrs)
-        return quiet(f)(args[0].astype(d), np.array(s).astype(d))
+        return quiet(f)(cast(args[0], d), cast(np.array(s), d))
     return value
 
 
@@ -210,6 +229,12 @@ def softplus_wide(x):
     return np.where(x > 20, x, np.log1p(np.exp(np.minimum(x, 20))))
 
 
+def logical(f):
+    """Each operand to bool on its own, NumPy's rule; PyTorch casts both to their common dtype
+    first, where an f64 1e-300 is an f32 0 (docs/numpy_differences.md)."""
+    return lambda args, attrs: f(args[0] != 0, args[1] != 0)
+
+
 def shift(left):
     def value(args, attrs):
         d = promoted(args[0], args[1])
@@ -243,7 +268,7 @@ def float_pow(a, b):
 
 def pow_value(args, attrs):
     d = promoted(args[0], args[1])
-    a, b = args[0].astype(d), args[1].astype(d)
+    a, b = cast(args[0], d), cast(args[1], d)
     if np.dtype(d).kind in 'iu':
         return int_pow(a, b)
     return float_pow(a, b)
@@ -255,7 +280,7 @@ def pow_dtype(args, attrs):
 
 def pow_scalar_value(args, attrs):
     d = scalar_dtype(args, attrs)
-    a, b = args[0].astype(d), np.array(scalar_of(attrs)).astype(d)
+    a, b = cast(args[0], d), cast(np.array(scalar_of(attrs)), d)
     if np.dtype(d).kind in 'iu':
         return int_pow(a, b)
     return float_pow(a, b)
@@ -266,7 +291,7 @@ def cast_value(args, attrs):
     x, d = args[0], cast_dtype(args, attrs)
     if d == np.bool_:
         return x != 0
-    if x.dtype.kind == 'f' and d.kind == 'i':
+    if is_float(x.dtype) and d.kind == 'i':
         info = np.iinfo(d)
         limit = 2.0 ** (info.bits - 1)
         t = np.trunc(x.astype(np.float64))
@@ -276,14 +301,14 @@ def cast_value(args, attrs):
         out[high], out[low] = info.max, info.min
         out[inside] = t[inside].astype(d)
         return out
-    return quiet(x.astype)(d)
+    return quiet(cast)(x, d)
 
 
 def reduce_value(f, dtype_of):
     def value(args, attrs):
         x = args[0]
         d = dtype_of(args, attrs)
-        xs = wide(x) if np.dtype(d).kind == 'f' else x.astype(d)
+        xs = wide(x) if is_float(d) else x.astype(d)
         return quiet(f)(xs, axis=axes_of(attrs, x), keepdims=keep(attrs))
     return value
 
@@ -294,7 +319,7 @@ def mean_dtype(args, attrs):  # integer and bool means are f32 (docs/numpy_diffe
 
 def mean_value(args, attrs):
     x = args[0]
-    return quiet(np.mean)(wide(x.astype(floating(x.dtype))) if x.dtype.kind == 'f' else x.astype(np.float64),
+    return quiet(np.mean)(wide(x) if is_float(x.dtype) else x.astype(np.float64),
                           axis=axes_of(attrs, x), keepdims=keep(attrs))
 
 
@@ -320,7 +345,8 @@ def arg_value(descending):
 
 def first_extreme(x, largest, axis):
     """The first index of the extreme along axis, NaN counting as the extreme (numpy's argmax)."""
-    if x.dtype.kind == 'f':
+    if is_float(x.dtype):
+        x = x.astype(np.float64)  # exact, and an order numpy knows for f16 and bf16
         nan = np.isnan(x)
         any_nan = nan.any(axis=axis)
         base = np.argmax(x, axis=axis) if largest else np.argmin(x, axis=axis)
@@ -333,6 +359,8 @@ def cumsum_value(args, attrs):
     d = sum_dtype(args, attrs)
     if x.ndim == 0:
         return x.astype(d)
+    if np.dtype(d) in STORAGE:  # an f32 running sum, each element rounded once (contract 11)
+        return cast(np.cumsum(x.astype(np.float32), axis=axis_of(attrs, x), dtype=np.float32), d)
     return quiet(np.cumsum)(x.astype(d), axis=axis_of(attrs, x), dtype=d)
 
 
@@ -371,8 +399,8 @@ def matmul_dtype(args, attrs):
 
 def matmul_value(args, attrs):
     d = promoted(args[0], args[1])
-    a, b = args[0].astype(d), args[1].astype(d)
-    if np.dtype(d).kind == 'f':
+    a, b = cast(args[0], d), cast(args[1], d)
+    if is_float(d):
         return np.matmul(wide(a), wide(b))
     return quiet(np.matmul)(a, b)
 
@@ -397,7 +425,7 @@ def softmax_value(log):
 
 @quiet
 def layernorm_value(args, attrs):
-    x, g, b = (wide(a.astype(layer_dtype(args, attrs))) for a in args)
+    x, g, b = (wide(cast(a, layer_dtype(args, attrs))) for a in args)
     mean = np.mean(x, axis=-1, keepdims=True)
     var = np.mean((x - mean) ** 2, axis=-1, keepdims=True)
     return (x - mean) / np.sqrt(var + float(attrs['eps'])) * g + b
@@ -405,14 +433,14 @@ def layernorm_value(args, attrs):
 
 @quiet
 def rmsnorm_value(args, attrs):
-    x, g = (wide(a.astype(layer_dtype(args, attrs))) for a in args)
+    x, g = (wide(cast(a, layer_dtype(args, attrs))) for a in args)
     return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + float(attrs['eps'])) * g
 
 
 def mse_value(args, attrs):
     """torch.nn.functional.mse_loss: the mean of (a - b)^2 over the broadcast shape."""
     d = promoted(args[0], args[1])
-    a, b = wide(args[0].astype(d)), wide(args[1].astype(d))
+    a, b = wide(cast(args[0], d)), wide(cast(args[1], d))
     return quiet(np.mean)((a - b) ** 2)
 
 
@@ -425,6 +453,7 @@ def layer_dtype(args, attrs):
 
 
 DTYPES = {'f32': np.float32, 'f64': np.float64, 'i32': np.int32, 'i64': np.int64}
+ALL_DTYPES = dict(DTYPES, bool=np.bool_, f16=np.float16, bf16=BF16)
 
 
 def arange_value(args, attrs):
@@ -441,11 +470,11 @@ def linspace_value(args, attrs):
 
 
 def creation_dtype(args, attrs):
-    return np.dtype(DTYPES[attrs['dtype']])
+    return np.dtype(ALL_DTYPES[attrs['dtype']])
 
 
 def cast_dtype(args, attrs):
-    return np.dtype({'f32': np.float32, 'f64': np.float64, 'i32': np.int32, 'i64': np.int64, 'bool': np.bool_}[attrs['dtype']])
+    return np.dtype(ALL_DTYPES[attrs['dtype']])
 
 
 def remainder_exact(a, b):
@@ -474,7 +503,7 @@ def div_scalar_dtype(args, attrs):
 
 def div_scalar_value(args, attrs):
     d = div_scalar_dtype(args, attrs)
-    return quiet(np.divide)(args[0].astype(d), np.array(scalar_of(attrs)).astype(d))
+    return quiet(np.divide)(cast(args[0], d), cast(np.array(scalar_of(attrs)), d))
 
 
 def where_dtype(args, attrs):
@@ -484,7 +513,7 @@ def where_dtype(args, attrs):
 @quiet
 def clamp_value(args, attrs):
     """minimum(maximum(x, lo), hi) in the three operands' promoted dtype."""
-    x, lo, hi = (a.astype(promoted(*args)) for a in args)
+    x, lo, hi = (cast(a, promoted(*args)) for a in args)
     return minimum_first(maximum_first(x, lo), hi)
 
 
@@ -506,6 +535,110 @@ def ints(text):
     return [int(v) for v in text.split(',') if v != '']
 
 
+def integral(f):
+    """floor, ceil, round, trunc: integers unchanged, floats in their dtype (np.round: halves to even)."""
+    return exact_unary(lambda x: f(x) if is_float(x.dtype) else x)
+
+
+def classify(f, integers):
+    """isnan, isinf, isfinite: integers and bool are finite numbers."""
+    return lambda args, attrs: f(args[0]) if is_float(args[0].dtype) else np.full(args[0].shape, integers)
+
+
+def atan2_dtype(args, attrs):
+    return floating(promoted(args[0], args[1]))
+
+
+def atan2_value(args, attrs):
+    d = atan2_dtype(args, attrs)
+    return quiet(np.arctan2)(wide(cast(args[0], d)), wide(cast(args[1], d)))
+
+
+def moment_terms(args, attrs):
+    """x as floating in the wide type, the axes, n and the divisor max(0, n - correction)."""
+    x = args[0]
+    xs = wide(x.astype(floating(x.dtype)) if not is_float(x.dtype) else x)
+    axes = axes_of(attrs, x)
+    n = int(np.prod([x.shape[a] for a in axes])) if axes else 1
+    return xs, axes, n, max(0.0, n - float(attrs['correction']))
+
+
+@quiet
+def var_value(args, attrs):
+    xs, axes, n, divisor = moment_terms(args, attrs)
+    mean = np.mean(xs, axis=axes, keepdims=True) if n else np.sum(xs, axis=axes, keepdims=True)
+    return np.sum((xs - mean) ** 2, axis=axes, keepdims=keep(attrs)) / xs.dtype.type(divisor)
+
+
+def std_value(args, attrs):
+    return quiet(np.sqrt)(var_value(args, attrs))
+
+
+@quiet
+def logsumexp_value(args, attrs):
+    """PyTorch's: log(sum(exp(x - m))) + m with m the max, an infinite max taken as 0."""
+    x = args[0]
+    xs = wide(x.astype(floating(x.dtype)) if not is_float(x.dtype) else x)
+    axes = axes_of(attrs, x)
+    if xs.size == 0 or any(x.shape[a] == 0 for a in axes):
+        return np.log(np.sum(np.exp(xs), axis=axes, keepdims=keep(attrs)))
+    m = np.max(xs, axis=axes, keepdims=True)
+    m = np.where(np.isinf(m), 0, m)
+    out = np.log(np.sum(np.exp(xs - m), axis=axes, keepdims=True)) + m
+    return out if keep(attrs) else np.squeeze(out, axis=axes)
+
+
+def eye_value(args, attrs):
+    n, m = int(attrs['n']), int(attrs['m'])
+    return cast(np.eye(n, n if m < 0 else m, dtype=np.float32), creation_dtype(args, attrs)) \
+        if creation_dtype(args, attrs) in STORAGE else np.eye(n, n if m < 0 else m, dtype=creation_dtype(args, attrs))
+
+
+def index_axis(args, attrs):
+    return int(attrs['axis']) % args[0].ndim
+
+
+def take_value(args, attrs):
+    return np.take(args[0], args[1].astype(np.int64), axis=index_axis(args, attrs))
+
+
+def take_along_value(args, attrs):
+    x, indices, axis = args[0], args[1].astype(np.int64), index_axis(args, attrs)
+    shape = list(np.broadcast_shapes(tuple(1 if a == axis else e for a, e in enumerate(x.shape)),
+                                     tuple(1 if a == axis else e for a, e in enumerate(indices.shape))))
+    x = np.broadcast_to(x, shape[:axis] + [x.shape[axis]] + shape[axis + 1:])
+    indices = np.broadcast_to(indices, shape[:axis] + [indices.shape[axis]] + shape[axis + 1:])
+    return np.take_along_axis(x, indices, axis=axis)
+
+
+@quiet
+def index_add_value(args, attrs):
+    """base, plus values' slice j added at indices[j], in increasing j (np.add.at adds in order)."""
+    base, indices, values = args
+    axis = index_axis(args, attrs)
+    out = np.moveaxis(np.array(base, copy=True), axis, 0)
+    np.add.at(out, indices.astype(np.int64), np.moveaxis(values, axis, 0))
+    return np.moveaxis(out, 0, axis)
+
+
+@quiet
+def scatter_add_value(args, attrs):
+    """base, plus values[p] added at p with p[axis] := indices[p], in increasing row-major p."""
+    base, indices, values = args
+    axis = index_axis(args, attrs)
+    where = list(np.indices(indices.shape, sparse=True))
+    where[axis] = indices.astype(np.int64)
+    out = np.array(base, copy=True)
+    np.add.at(out, tuple(where), np.broadcast_to(values, indices.shape))
+    return out
+
+
+def one_hot_value(args, attrs):
+    classes = int(attrs['classes'])
+    hot = (args[0].astype(np.int64) % classes)[..., None] == np.arange(classes)
+    return cast(hot, creation_dtype(args, attrs))
+
+
 F = unary_float
 B = exact_binary
 S = exact_scalar
@@ -515,10 +648,11 @@ OPS = {
     # creation
     'arange': Row(creation_dtype, arange_value),
     'linspace': Row(creation_dtype, linspace_value),
+    'eye': Row(creation_dtype, eye_value),
     # unary elementwise
     'neg': Row(same, exact_unary(np.negative)),
     'abs': Row(same, exact_unary(np.abs)),
-    'sign': Row(same, exact_unary(lambda x: np.where(x == 0, x, np.sign(x)) if x.dtype.kind == 'f' else np.sign(x))),
+    'sign': Row(same, exact_unary(lambda x: np.where(x == 0, x, np.sign(x)) if is_float(x.dtype) else np.sign(x))),
     'square': Row(same, exact_unary(lambda x: x * x)),
     'sqrt': Row(float_of, F(np.sqrt), ulp(0.5, 0.5)),
     'rsqrt': Row(float_of, F(lambda x: 1 / np.sqrt(x)), ulp(1.5, 1.5)),  # two roundings: 0.5 + 0.5 + 0.5 of the division
@@ -540,6 +674,15 @@ OPS = {
     'silu': Row(float_of, F(lambda x: x * sigmoid_wide(x)), ulp(2, 4)),
     'softplus': Row(float_of, F(softplus_wide), ulp(2, 4)),
     'logical_not': Row(bool_result, exact_unary(np.logical_not)),
+    'tan': Row(float_of, F(np.tan), ulp(2, 2)),
+    'atan': Row(float_of, F(np.arctan), ulp(1, 1)),
+    'floor': Row(same, integral(np.floor)),
+    'ceil': Row(same, integral(np.ceil)),
+    'round': Row(same, integral(np.round)),
+    'trunc': Row(same, integral(np.trunc)),
+    'isnan': Row(bool_result, classify(np.isnan, False)),
+    'isinf': Row(bool_result, classify(np.isinf, False)),
+    'isfinite': Row(bool_result, classify(np.isfinite, True)),
     'invert': Row(same, exact_unary(np.invert)),
     'astype': Row(cast_dtype, cast_value),
     # binary elementwise
@@ -547,7 +690,7 @@ OPS = {
     'sub': Row(binary_dtype, B(np.subtract)),
     'mul': Row(binary_dtype, B(np.multiply)),
     'div': Row(lambda a, t: floating(promoted(a[0], a[1])),
-               lambda args, attrs: quiet(np.divide)(*(x.astype(floating(promoted(args[0], args[1]))) for x in args))),
+               lambda args, attrs: quiet(np.divide)(*(cast(x, floating(promoted(args[0], args[1]))) for x in args))),
     'floor_divide': Row(binary_dtype, B(floor_divide_exact)),
     'remainder': Row(binary_dtype, B(remainder_exact)),
     'maximum': Row(binary_dtype, B(maximum_first)),
@@ -559,13 +702,14 @@ OPS = {
     'le': Row(bool_result, B(np.less_equal)),
     'gt': Row(bool_result, B(np.greater)),
     'ge': Row(bool_result, B(np.greater_equal)),
-    'logical_and': Row(bool_result, B(np.logical_and)),
-    'logical_or': Row(bool_result, B(np.logical_or)),
+    'logical_and': Row(bool_result, logical(np.logical_and)),
+    'logical_or': Row(bool_result, logical(np.logical_or)),
     'bitwise_and': Row(binary_dtype, B(np.bitwise_and)),
     'bitwise_or': Row(binary_dtype, B(np.bitwise_or)),
     'bitwise_xor': Row(binary_dtype, B(np.bitwise_xor)),
     'left_shift': Row(binary_dtype, shift(True)),
     'right_shift': Row(binary_dtype, shift(False)),
+    'atan2': Row(atan2_dtype, atan2_value, ulp(1, 2)),
     # with a weakly typed C++ scalar
     'add_scalar': Row(scalar_dtype, S(np.add)),
     'rsub_scalar': Row(scalar_dtype, S(lambda a, s: np.subtract(s, a))),
@@ -575,7 +719,7 @@ OPS = {
     'maximum_scalar': Row(scalar_dtype, S(maximum_first)),
     'pow_scalar': Row(scalar_dtype, pow_scalar_value, ulp(2, 2)),
     # ternary
-    'where': Row(where_dtype, lambda a, t: np.where(a[0], a[1].astype(where_dtype(a, t)), a[2].astype(where_dtype(a, t)))),
+    'where': Row(where_dtype, lambda a, t: np.where(a[0], cast(a[1], where_dtype(a, t)), cast(a[2], where_dtype(a, t)))),
     'clamp': Row(lambda a, t: np.dtype(promoted(*a)), clamp_value),
     # reductions
     'sum': Row(sum_dtype, reduce_value(np.sum, sum_dtype), Bound('sum')),
@@ -585,6 +729,9 @@ OPS = {
     'min': Row(same, minmax_value(np.min), either_zero=True),
     'any': Row(bool_result, logical_reduce(np.any)),
     'all': Row(bool_result, logical_reduce(np.all)),
+    'var': Row(float_of, var_value, Bound('var')),
+    'std': Row(float_of, std_value, Bound('std')),
+    'logsumexp': Row(float_of, logsumexp_value, Bound('logsumexp')),
     'argmax': Row(i64_result, arg_value(True)),
     'argmin': Row(i64_result, arg_value(False)),
     # scans and ordering
@@ -593,6 +740,14 @@ OPS = {
     'argsort': Row(i64_result, argsort_value),
     'topk_values': Row(same, lambda a, t: topk(a, t, True)),
     'topk_indices': Row(i64_result, lambda a, t: topk(a, t, False)),
+    'tril': Row(same, lambda a, t: np.tril(a[0], int(t['k']))),
+    'triu': Row(same, lambda a, t: np.triu(a[0], int(t['k']))),
+    # indexing: valid indices, in the order the contract fixes
+    'take': Row(same, take_value),
+    'take_along_axis': Row(same, take_along_value),
+    'index_add': Row(same, index_add_value),
+    'scatter_add': Row(same, scatter_add_value),
+    'one_hot': Row(creation_dtype, one_hot_value),
     # products and layers
     'matmul': Row(matmul_dtype, matmul_value, Bound('matmul')),
     'softmax': Row(layer_dtype, softmax_value(False), Bound('softmax')),
@@ -613,4 +768,185 @@ OPS = {
     'detach': Row(same, lambda a, t: a[0]),
     'contiguous': Row(same, lambda a, t: a[0]),
     'copy': Row(same, lambda a, t: a[0]),
+}
+
+
+# ---- the gradient oracle: each differentiable op (oracle_ops.cpp, differentiable_ops()) in torch ----
+# check_grad.py replays a gradient program with these in f64 and takes torch.autograd's
+# vector-Jacobian product. Each takes the torch operands and the statement's attributes and
+# computes what the op's row above computes, so that autograd differentiates the same function.
+
+def t_dims(attrs, x):
+    return list(axes_of(attrs, x)) if x.ndim else []
+
+
+def t_reduce(f):
+    def run(a, attrs):
+        x = a[0]
+        dims = t_dims(attrs, x)
+        return f(x, dims, keep(attrs)) if dims else x
+    return run
+
+
+def t_prod(x, dims, keepdim):
+    for d in sorted(dims, reverse=True):
+        x = x.prod(d, keepdim=True)
+    return x if keepdim else x.squeeze(dims) if dims else x
+
+
+def t_float(x):
+    return x if x.is_floating_point() else x.to(torch.float64)  # the replay is in f64
+
+
+def t_axis(attrs, x, key='axis'):
+    return int(attrs[key]) % max(x.ndim, 1)
+
+
+def t_along(f):
+    """An op along one axis; a 0-d operand as one element."""
+    def run(a, attrs):
+        x = a[0]
+        if x.ndim == 0:
+            return f(x.reshape(1), 0, attrs).reshape(())
+        return f(x, t_axis(attrs, x), attrs)
+    return run
+
+
+def t_scalar(f):
+    """A bool scalar takes the tensor's dtype in tensorjit: 1 or 0 (torch refuses `True - x`)."""
+    return lambda a, attrs: f(a[0], int(scalar_of(attrs)) if attrs['scalar'] == 'b' else scalar_of(attrs))
+
+
+def t_matmul(a, attrs):
+    d = torch.result_type(a[0], a[1])
+    return torch.matmul(a[0].to(d), a[1].to(d))
+
+
+def t_layer_dtype(a):
+    d = t_float(a[0]).dtype
+    for w in a[1:]:
+        d = torch.promote_types(d, w.dtype)
+    return d
+
+
+def t_layernorm(a, attrs):
+    x = t_float(a[0])
+    mean = x.mean(-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(-1, keepdim=True)
+    return (x - mean) / torch.sqrt(var + float(attrs['eps'])) * a[1] + a[2]
+
+
+def t_rmsnorm(a, attrs):
+    x = t_float(a[0])
+    return x / torch.sqrt((x * x).mean(-1, keepdim=True) + float(attrs['eps'])) * a[1]
+
+
+def t_slice(a, attrs):
+    x = a[0]
+    axis = t_axis(attrs, x)
+    start = int(attrs['start']) if 'start' in attrs else None
+    stop = int(attrs['stop']) if 'stop' in attrs else None
+    picked = np.arange(x.shape[axis])[slice(start, stop, int(attrs['step']))]
+    return torch.index_select(x, axis, torch.from_numpy(picked.astype(np.int64)))
+
+
+def t_expand(a, attrs):
+    return a[0].expand(*ints(attrs['shape']))
+
+
+def t_take(a, attrs):
+    x, indices = a[0], a[1].long()
+    axis = t_axis(attrs, x)
+    taken = x.movedim(axis, 0)[indices]  # indices.shape + x's other axes
+    k = indices.ndim
+    order = list(range(k, k + axis)) + list(range(k)) + list(range(k + axis, taken.ndim))
+    return taken.permute(order)
+
+
+def t_take_along(a, attrs):
+    x, indices = a[0], a[1].long()
+    axis = t_axis(attrs, x)
+    shape = list(torch.broadcast_shapes(*(tuple(1 if d == axis else e for d, e in enumerate(t.shape)) for t in (x, indices))))
+    x = x.expand(*(shape[:axis] + [x.shape[axis]] + shape[axis + 1:]))
+    indices = indices.expand(*(shape[:axis] + [indices.shape[axis]] + shape[axis + 1:]))
+    return torch.gather(x, axis, indices % max(x.shape[axis], 1))
+
+
+def t_index_add(a, attrs):
+    axis = t_axis(attrs, a[0])
+    return torch.index_add(a[0], axis, a[1].long() % a[0].shape[axis], a[2])
+
+
+def t_scatter_add(a, attrs):
+    axis = t_axis(attrs, a[0])
+    return torch.scatter_add(a[0], axis, a[1].long() % a[0].shape[axis], a[2].expand(a[1].shape))
+
+
+def t_topk(x, axis, attrs):
+    return torch.sort(x, dim=axis, descending=True, stable=True).values.narrow(axis, 0, int(attrs['k']))
+
+
+F_ = torch.nn.functional
+
+GRAD_OPS = {
+    'neg': lambda a, t: -a[0],
+    'abs': lambda a, t: torch.abs(a[0]),
+    'square': lambda a, t: a[0] * a[0],
+    'exp': lambda a, t: torch.exp(t_float(a[0])),
+    'exp2': lambda a, t: torch.exp2(t_float(a[0])),
+    'expm1': lambda a, t: torch.expm1(t_float(a[0])),
+    'tanh': lambda a, t: torch.tanh(t_float(a[0])),
+    'sigmoid': lambda a, t: torch.sigmoid(t_float(a[0])),
+    'sin': lambda a, t: torch.sin(t_float(a[0])),
+    'cos': lambda a, t: torch.cos(t_float(a[0])),
+    'erf': lambda a, t: torch.erf(t_float(a[0])),
+    'gelu': lambda a, t: F_.gelu(t_float(a[0])),
+    'gelu_tanh': lambda a, t: F_.gelu(t_float(a[0]), approximate='tanh'),
+    'silu': lambda a, t: F_.silu(t_float(a[0])),
+    'softplus': lambda a, t: F_.softplus(t_float(a[0])),
+    'atan': lambda a, t: torch.atan(t_float(a[0])),
+    'relu': lambda a, t: torch.relu(a[0]),
+    'add': lambda a, t: a[0] + a[1],
+    'sub': lambda a, t: a[0] - a[1],
+    'mul': lambda a, t: a[0] * a[1],
+    'maximum': lambda a, t: torch.maximum(*(x.to(torch.result_type(a[0], a[1])) for x in a)),
+    'minimum': lambda a, t: torch.minimum(*(x.to(torch.result_type(a[0], a[1])) for x in a)),
+    'atan2': lambda a, t: torch.atan2(t_float(a[0]), t_float(a[1])),
+    'add_scalar': t_scalar(lambda x, v: x + v),
+    'rsub_scalar': t_scalar(lambda x, v: v - x),
+    'mul_scalar': t_scalar(lambda x, v: x * v),
+    'clamp': lambda a, t: torch.minimum(torch.maximum(a[0], a[1]), a[2]),  # tensorjit's definition (clamp_value)
+    'sum': t_reduce(lambda x, d, k: x.sum(d, keepdim=k)),
+    'prod': t_reduce(t_prod),
+    'mean': t_reduce(lambda x, d, k: t_float(x).mean(d, keepdim=k)),
+    'max': t_reduce(lambda x, d, k: torch.amax(x, d, keepdim=k)),
+    'min': t_reduce(lambda x, d, k: torch.amin(x, d, keepdim=k)),
+    'var': lambda a, t: torch.var(t_float(a[0]), t_dims(t, a[0]) or None, correction=float(t['correction']), keepdim=keep(t)),
+    'std': lambda a, t: torch.std(t_float(a[0]), t_dims(t, a[0]) or None, correction=float(t['correction']), keepdim=keep(t)),
+    'logsumexp': t_reduce(lambda x, d, k: torch.logsumexp(t_float(x), d, keepdim=k)),
+    'cumsum': t_along(lambda x, axis, t: torch.cumsum(x, axis)),
+    'sort': t_along(lambda x, axis, t: torch.sort(x, dim=axis, descending=t['descending'] == '1', stable=True).values),
+    'topk_values': t_along(t_topk),
+    'matmul': t_matmul,
+    'softmax': t_along(lambda x, axis, t: torch.softmax(t_float(x), axis)),
+    'log_softmax': t_along(lambda x, axis, t: torch.log_softmax(t_float(x), axis)),
+    'layernorm': t_layernorm,
+    'rmsnorm': t_rmsnorm,
+    'mse_loss': lambda a, t: ((a[0] - a[1]) ** 2).mean(),
+    'reshape': lambda a, t: a[0].reshape(ints(t['shape'])),
+    'permute': lambda a, t: a[0].permute(ints(t['perm'])),
+    'transpose': lambda a, t: a[0].permute(list(reversed(range(a[0].ndim)))),
+    'expand': t_expand,
+    'slice': t_slice,
+    'flip': lambda a, t: torch.flip(a[0], [t_axis(t, a[0])]) if a[0].ndim else a[0],
+    'squeeze': lambda a, t: a[0].squeeze(),
+    'unsqueeze': lambda a, t: a[0].unsqueeze(int(t['axis'])),
+    'copy': lambda a, t: a[0].clone(),
+    'contiguous': lambda a, t: a[0].clone(),
+    'tril': lambda a, t: torch.tril(a[0], int(t['k'])),
+    'triu': lambda a, t: torch.triu(a[0], int(t['k'])),
+    'take': t_take,
+    'take_along_axis': t_take_along,
+    'index_add': t_index_add,
+    'scatter_add': t_scatter_add,
 }

@@ -6,12 +6,15 @@ library itself; the peers run in --python (bench/.venv, `bash bench/setup_peers.
       --seeds 1-300 --work /tmp/oracle            # the default ctest run
       --seed-file tests/oracle/long_run_seeds.txt  # the long run (ctest -L long)
   python3 run.py ... --minimize PROGRAM.txt        # minimize one failing program
+  python3 run.py ... --grads --seeds 1-100         # gradient programs against torch.autograd
 
 Exit 0 when every program matched, 1 on a failure (each printed with its minimized program), 77
 when --python cannot import numpy and torch (ctest reports the test skipped, not passed).
-Seeds run in chunks, each chunk at one of the vector widths 512, 256, 128 and 2 or 1 threads.
+Seeds run in chunks, each chunk at one of the vector widths 512, 256, 128 and 2 or 1 threads;
+--jobs N runs N chunks at once, --resume keeps --work and runs only the seeds without a result.
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import shutil
@@ -41,11 +44,11 @@ def environment(width, threads):
     return env
 
 
-def run_chunk(driver, folder, seeds, width, threads):
+def run_chunk(driver, folder, seeds, width, threads, command='batch'):
     """Runs the seeds; a seed whose program crashed the driver gets a .error and the rest run on."""
     todo = list(seeds)
     while todo:
-        result = subprocess.run([driver, 'batch', folder] + [str(s) for s in todo], env=environment(width, threads),
+        result = subprocess.run([driver, command, folder] + [str(s) for s in todo], env=environment(width, threads),
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         done = [s for s in todo if os.path.exists(os.path.join(folder, f'{s}.npz')) or os.path.exists(os.path.join(folder, f'{s}.error'))]
         if result.returncode == 0:
@@ -59,10 +62,14 @@ def run_chunk(driver, folder, seeds, width, threads):
         todo = todo[todo.index(crashed) + 1:]
 
 
-def check(python, target):
-    result = subprocess.run([python, os.path.join(HERE, 'check.py')] + target, stdout=subprocess.PIPE,
+def check(python, target, checker='check.py', counts=None):
+    result = subprocess.run([python, os.path.join(HERE, checker)] + target, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=HERE)
-    failures = [json.loads(line) for line in result.stdout.splitlines() if line.startswith('{')]
+    lines = [json.loads(line) for line in result.stdout.splitlines() if line.startswith('{')]
+    failures = [f for f in lines if 'counts' not in f]
+    if counts is not None:
+        for f in lines:
+            counts.update(f.get('counts', {}))
     if result.returncode not in (0, 1) or (result.returncode == 1 and not failures):
         failures.append({'kind': 'checker', 'message': result.stderr.strip()[-2000:]})
     return failures
@@ -74,7 +81,7 @@ def signature(failure):
 
 def value_types(npz):
     """{name: (dtype, shape)} of the v_ arrays of a driver's .npz, read from the .npy headers."""
-    names = {'<f4': 'f32', '<f8': 'f64', '<i4': 'i32', '<i8': 'i64', '|b1': 'bool'}
+    names = {'<f4': 'f32', '<f8': 'f64', '<i4': 'i32', '<i8': 'i64', '|b1': 'bool', '<f2': 'f16'}
     types = {}
     with zipfile.ZipFile(npz) as archive:
         for member in archive.namelist():
@@ -83,6 +90,9 @@ def value_types(npz):
                     head = f.read(512).decode('latin1')
                 header = ast.literal_eval(head[head.index('{'):head.index('}') + 1])
                 types[member[2:-4]] = (names[header['descr']], header['shape'])
+        for member in archive.namelist():  # a bf16 value saved as its f32
+            if member.startswith('bf16_') and member[5:-4] in types:
+                types[member[5:-4]] = ('bf16', types[member[5:-4]][1])
     return types
 
 
@@ -155,6 +165,11 @@ def main():
     parser.add_argument('--work', default=os.path.join(tempfile.gettempdir(), 'tensorjit-oracle'))
     parser.add_argument('--minimize', help='a failing program to minimize')
     parser.add_argument('--max-minimized', type=int, default=5)
+    parser.add_argument('--jobs', type=int, default=1, help='chunks run at once (each one driver process)')
+    parser.add_argument('--grads', action='store_true',
+                        help='gradient programs (oracle_driver grad_batch) against torch.autograd (check_grad.py)')
+    parser.add_argument('--resume', action='store_true',
+                        help='keep --work and run only the seeds without a result there (an interrupted long run)')
     args = parser.parse_args()
     args.driver, args.python = os.path.abspath(args.driver), os.path.abspath(args.python)
 
@@ -165,14 +180,15 @@ def main():
         return 77
 
     # Every op of the driver's table has a row in peer_ops.py and no row lacks its op: a new op
-    # joins both tables.
-    ours = set(subprocess.run([args.driver, 'ops'], capture_output=True, text=True, check=True).stdout.split())
-    rows = set(subprocess.run([args.python, '-c', 'import peer_ops; print(*peer_ops.OPS)'], capture_output=True,
-                              text=True, check=True, cwd=HERE).stdout.split())
-    if ours != rows:
-        print(f'oracle: ops without a row in peer_ops.py: {sorted(ours - rows)}; '
-              f'rows without an op in oracle_ops.cpp: {sorted(rows - ours)}')
-        return 1
+    # joins both tables (the differentiable ones also differentiable_ops() and GRAD_OPS).
+    for listing, table in (('ops', 'OPS'), ('grad_ops', 'GRAD_OPS')):
+        ours = set(subprocess.run([args.driver, listing], capture_output=True, text=True, check=True).stdout.split())
+        rows = set(subprocess.run([args.python, '-c', f'import peer_ops; print(*peer_ops.{table})'], capture_output=True,
+                                  text=True, check=True, cwd=HERE).stdout.split())
+        if ours != rows:
+            print(f'oracle: `oracle_driver {listing}` without a row in peer_ops.{table}: {sorted(ours - rows)}; '
+                  f'rows without an op: {sorted(rows - ours)}')
+            return 1
 
     if args.minimize:
         with open(args.minimize) as f:
@@ -184,14 +200,24 @@ def main():
         return 0
 
     seeds = parse_seeds(args)
-    shutil.rmtree(args.work, ignore_errors=True)
-    os.makedirs(args.work)
+    if not args.resume:
+        shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work, exist_ok=True)
+
+    def finished(seed):
+        return any(os.path.exists(os.path.join(args.work, f'{seed}{end}')) for end in ('.npz', '.error'))
+
     started = time.time()
-    for c in range(0, len(seeds), CHUNK):
-        width, threads = WIDTHS[(c // CHUNK) % len(WIDTHS)]
-        run_chunk(args.driver, args.work, seeds[c:c + CHUNK], width, threads)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for c in range(0, len(seeds), CHUNK):
+            width, threads = WIDTHS[(c // CHUNK) % len(WIDTHS)]
+            todo = [s for s in seeds[c:c + CHUNK] if not (args.resume and finished(s))]
+            if todo:
+                pool.submit(run_chunk, args.driver, args.work, todo, width, threads,
+                            'grad_batch' if args.grads else 'batch')
     ran = time.time() - started
-    failures = check(args.python, [args.work])
+    counts = {}
+    failures = check(args.python, [args.work], 'check_grad.py' if args.grads else 'check.py', counts)
     checked = time.time() - started - ran
 
     statements, ops = 0, set()
@@ -202,13 +228,15 @@ def main():
                 if len(words) > 2 and words[1] == '=' and words[2] != 'input':
                     statements += 1
                     ops.add(words[2])
-    print(f'oracle: {len(seeds)} programs, {statements} statements over {len(ops)} ops; '
+    kind = f'gradient programs ({counts.get("checked", 0)} checked, {counts.get("skipped", 0)} skipped: not finite in f64)' \
+        if args.grads else 'programs'
+    print(f'oracle: {len(seeds)} {kind}, {statements} statements over {len(ops)} ops; '
           f'{len(failures)} failures; driver {ran:.1f} s, check {checked:.1f} s')
     by_program = {}
     for failure in failures:
         print('FAIL', json.dumps(failure))
         by_program.setdefault(failure.get('program'), failure)
-    for program, failure in list(by_program.items())[:args.max_minimized]:
+    for program, failure in list(by_program.items())[:0 if args.grads else args.max_minimized]:
         if not program:
             continue
         seed = int(os.path.basename(program)[:-4])

@@ -173,6 +173,20 @@ TEST_CASE("autodiff: detach, unused inputs and the errors") {
   CHECK_THROWS_WITH_AS(tj::cross_entropy(tj::ones({2, 3}), tj::arange(3)), doctest::Contains("one index per row"), tj::Error);
 }
 
+TEST_CASE("autodiff: std's gradient is 0 where the variance is 0, as PyTorch's") {
+  // sqrt's own adjoint would be g / (2 * 0) times a zero deviation: NaN. The oracle's gradient
+  // programs found it (tests/oracle, check_grad.py); torch.std's backward masks it to 0.
+  tj::Tensor x = tj::tensor<double>({2, 3}, {2, 2, 2, 1, 2, 4});
+  const std::vector<double> g = tj::grad(x.std({1}, false, 1).sum(), {x})[0].to_vector<double>();
+  for (int i = 0; i < 3; ++i) CHECK(g[static_cast<std::size_t>(i)] == 0);
+  const double s = std::sqrt(7.0 / 3);  // the second row: mean 7/3, centred squares 14/3, / 2
+  CHECK(g[3] == doctest::Approx((1 - 7.0 / 3) / (2 * s)).epsilon(1e-14));
+  CHECK(g[5] == doctest::Approx((4 - 7.0 / 3) / (2 * s)).epsilon(1e-14));
+  tj::Tensor f = tj::tensor<float>({1}, {3.5f});
+  CHECK(tj::grad(f.std().sum(), {f})[0].to_vector<float>() == std::vector<float>{0});
+  CHECK(tj::tensor<double>({3}, {1, 1, 1}).std().item<double>() == 0);
+}
+
 namespace {
 
 // The functions both sides differentiate: each of x [6, 5], w [5, 4], v [4], labels [6]; the

@@ -125,6 +125,79 @@ TEST_CASE("a loop that reads only its loss frees each step's values once later s
   CHECK(m.to_vector<float>() == eager_m.to_vector<float>());
 }
 
+// W17 in small: the gradient is a matmul computed inside the moment and parameter updates, never
+// realized itself, and only the loss is read each step.
+TEST_CASE("a loop whose gradients are computed inside its updates keeps its state and frees each step's activations") {
+  const tj::Tensor x = tj::arange(0, 32 * 16, 1, tj::f32).reshape({32, 16}) * 0.001f;
+  tj::Tensor w = tj::full({16, 8}, 0.01f);
+  tj::Tensor m = tj::zeros({16, 8});
+  std::weak_ptr<ir::Buffer> early_activation;
+  std::vector<float> losses;
+  std::vector<ir::NodePtr> moments;
+  for (int step = 0; step < 12; ++step) {
+    tj::Tensor h = tj::tanh(tj::matmul(x, w));
+    tj::Tensor loss = (h * h).mean();
+    tj::Tensor gradient = tj::matmul(x.transpose(), (1.0f - h * h) * h);
+    losses.push_back(loss.item<float>());
+    if (step == 1) {  // the activation the gradient reads: kept by the loss's eval
+      const ir::NodePtr activation = tj::detail::node_of(h, "test");
+      REQUIRE(activation->is_realized());
+      early_activation = activation->realized()->buffer;
+    }
+    m = 0.9f * m + 0.1f * gradient;
+    w = w - 0.05f * m;
+    moments.push_back(tj::detail::node_of(m, "test"));
+  }
+  // Each moment a later loss needed was kept by that eval (the handle held it, a matmul computed
+  // it), and none holds its history: the step's activations were freed with its gradient.
+  for (std::size_t k = 0; k + 2 < moments.size(); ++k) CHECK(moments[k]->computed());
+  CHECK(early_activation.expired());
+  // The values are those of the loop that evaluates everything each step.
+  tj::Tensor eager_w = tj::full({16, 8}, 0.01f), eager_m = tj::zeros({16, 8});
+  for (int step = 0; step < 12; ++step) {
+    tj::Tensor h = tj::tanh(tj::matmul(x, eager_w));
+    tj::Tensor loss = (h * h).mean();
+    tj::Tensor gradient = tj::matmul(x.transpose(), (1.0f - h * h) * h);
+    CHECK(loss.item<float>() == losses[static_cast<std::size_t>(step)]);
+    eager_m = 0.9f * eager_m + 0.1f * gradient;
+    eager_w = eager_w - 0.05f * eager_m;
+    tj::eval({eager_w, eager_m});
+  }
+  CHECK(w.to_vector<float>() == eager_w.to_vector<float>());
+  CHECK(m.to_vector<float>() == eager_m.to_vector<float>());
+}
+
+TEST_CASE("a held value a separate step computes is kept; named temporaries of row blocks still fuse") {
+  const tj::Tensor a = tj::arange(0, 64, 1, tj::f32).reshape({8, 8}) * 0.01f;
+  tj::eval({a});
+  tj::Tensor product = tj::matmul(a, a);
+  tj::Tensor scaled = product * 2.0f;
+  tj::Tensor y = tj::relu(scaled) * 0.5f;
+  y.eval();
+  CHECK(realized(product));  // another eval would run the matmul again
+  CHECK(realized(scaled));   // so would one of this
+  tj::Tensor column_sum = a.sum({0});  // a bias gradient: a reduction step of its own
+  tj::Tensor moment = column_sum * 0.1f;
+  (moment + 1.0f).eval();
+  CHECK(realized(moment));
+  // A softmax written out, every intermediate named: one row kernel, nothing kept.
+  tj::Tensor peak = a.max({1}, true);
+  tj::Tensor exps = tj::exp(a - peak);
+  tj::Tensor total = exps.sum({1}, true);
+  tj::Tensor softmax = exps / total;
+  softmax.eval();
+  CHECK_FALSE(realized(peak));
+  CHECK_FALSE(realized(exps));
+  CHECK_FALSE(realized(total));
+  const std::vector<float> expected = tj::softmax(a, 1).to_vector<float>();
+  const std::vector<float> got = softmax.to_vector<float>();
+  for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i] == doctest::Approx(expected[i]).epsilon(1e-6));
+  const tj::Tensor elementwise = a * 3.0f;
+  tj::Tensor z = (elementwise + 1.0f) * 2.0f;
+  z.eval();
+  CHECK_FALSE(realized(elementwise));
+}
+
 TEST_CASE("a realized value another handle or a pending node still reads is never freed") {
   const tj::Tensor x = tj::arange(0, 4096, 1, tj::f32);
   tj::Tensor hidden = tj::tanh(x * 0.001f);

@@ -253,6 +253,10 @@ TEST_CASE("the documented differences from NumPy and PyTorch") {
   CHECK(std::isnan(tj::silu(tj::tensor({-INFINITY})).item<float>()));
   // softplus is x above 20 (PyTorch's threshold), not x + exp(-x).
   CHECK(tj::softplus(tj::tensor({20.5, 1.0})).to_vector<double>()[0] == 20.5);
+  // logical_and and logical_or convert each operand to bool (NumPy's); PyTorch casts both to the
+  // common dtype first, where an f64 1e-300 is an f32 0 (the oracle found it).
+  CHECK(tj::logical_and(tj::ones({4, 16}), tj::scalar(1e-300)).all().item<bool>());
+  CHECK(tj::logical_or(tj::zeros({3}), tj::scalar(1e-300)).all().item<bool>());
 }
 
 }  // TEST_SUITE

@@ -82,6 +82,10 @@ TEST_CASE("f16 and bf16: sums, softmax and matmul accumulate in f32 and round on
     const tj::Tensor x = values(dtype, 4096, 3).slice(0, 4, 4096).reshape({4092 / 4, 4});
     CHECK(bits_of(x.sum({0})) == bits_of(x.astype(tj::f32).sum({0}).astype(dtype)));
     CHECK(bits_of(x.max({1})) == bits_of(x.astype(tj::f32).max({1}).astype(dtype)));
+    // A mean is the f32 sum divided in f32, rounded once: no overflow of the sum in f16 (the
+    // oracle found mean(f16[64] of 2234) giving inf, as PyTorch and NumPy do not).
+    CHECK(bits_of(x.mean({0})) == bits_of((x.astype(tj::f32).sum({0}) / 1023.0).astype(dtype)));
+    CHECK(tj::full({64}, 3072.0, dtype).mean().astype(tj::f32).item<float>() == 3072.0f);
     const tj::Tensor a = values(dtype, 96 * 64, 4).slice(0, 4, 4 + 95 * 64).reshape({95, 64});
     const tj::Tensor b = values(dtype, 64 * 33, 5).reshape({64, 33}) * 0.25f;
     CHECK(bits_of(tj::matmul(a, b)) == bits_of(tj::matmul(a.astype(tj::f32), b.astype(tj::f32)).astype(dtype)));

@@ -111,6 +111,8 @@ Tensor minimum(const Tensor& a, const Tensor& b);
 Tensor pow(const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
 Tensor clamp(const Tensor& x, const Tensor& lo, const Tensor& hi);
+// Each operand converted to bool on its own (x != 0, NaN true), as NumPy: PyTorch casts both to
+// their common dtype first, so its logical_and(f32 tensor, f64 scalar(1e-300)) is false.
 Tensor logical_not(const Tensor& x);
 Tensor logical_and(const Tensor& a, const Tensor& b);
 Tensor logical_or(const Tensor& a, const Tensor& b);

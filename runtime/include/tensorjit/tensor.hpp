@@ -107,7 +107,8 @@ class Tensor {
               Reduction mode = Reduction::strict) const;
   // The variance over `axes` (all when empty): the centred sum of squares divided by
   // max(0, n - correction), PyTorch 2's `correction` (numpy's `ddof`; its default 0 is numpy's).
-  // std is its square root. Integers and bool are promoted to f32.
+  // std is its square root, whose gradient is 0 where the variance is 0 (PyTorch's). Integers
+  // and bool are promoted to f32.
   Tensor var(const std::vector<std::int64_t>& axes = {}, bool keepdims = false,
              double correction = 0) const;
   Tensor std(const std::vector<std::int64_t>& axes = {}, bool keepdims = false,

@@ -142,27 +142,41 @@ class Node : public std::enable_shared_from_this<Node> {
   // The same node with other inputs, or this very node when they are the same pointers.
   NodePtr with_inputs(std::vector<NodePtr> inputs) const;
 
-  // Set once when an eval materialises this node, so that later graphs that still reach it read
-  // the value instead of computing it again. The node's meaning does not change.
+  // Set when an eval materialises this node, so that later graphs that still reach it read the
+  // value instead of computing it again. The node's meaning does not change. The value is dropped
+  // again once the node is out of reach (below): a walk that reaches the node later computes it.
   std::shared_ptr<const Value> realized() const { return realized_.load(); }
   // realized() != nullptr, without the atomic shared_ptr's lock: every eval asks it of each node.
-  bool is_realized() const { return has_realized_.load(std::memory_order_acquire); }
+  bool is_realized() const { return (state_.load(std::memory_order_acquire) & kRealized) != 0; }
   void set_realized(Value value) const;
   // Set when an eval has computed this node, kept or not (inside a fused kernel). A later eval
   // that needs the node again keeps it (runtime/src/executor.cpp): a value two evals need is
   // computed twice at most, then read, and a lazy loop never recomputes its history.
   bool computed() const { return computed_.load(std::memory_order_relaxed); }
   void mark_computed() const { computed_.store(true, std::memory_order_relaxed); }
-  // How many operand slots of living nodes hold this node (x * x counts twice). An eval compares
-  // it with the reads inside its own graph: a node read from outside is one that lazy work still
-  // pending (a gradient built before its loss is evaluated) will need, and the eval keeps it.
-  // Tensor handles do not count: a named temporary still fuses.
+  // How many operand slots of living nodes hold this node (x * x counts twice), reachable or not.
   std::int64_t consumer_count() const { return consumers_.load(std::memory_order_relaxed); }
-  // References from outside every graph that can start an eval at this node (a Tensor handle
-  // pointing at it). With consumers not yet realized, they say whether the realized value can be
-  // read again: see release_if_shadowed.
-  void add_holder() const { holders_.fetch_add(1, std::memory_order_relaxed); }
+
+  // ---- reach: which values can still be read (docs/contracts.md, contract 1) ----
+  // A node is in reach while a Tensor handle points at it (a holder) or an operand slot of a
+  // node that claims its operands holds it. A node claims its operands while it is in reach and
+  // not realized: a walk that evaluates it may go on to them. So a realized node, or a node
+  // nothing can start a walk at any more (an unrealized gradient whose every reader is realized,
+  // inside a long lazy chain), claims nothing, and its operands may go out of reach in turn. A
+  // realized value out of reach is dropped: nothing can read it again without a new graph built
+  // over this very node, and such a graph brings the node back in reach, which claims its
+  // operands again, so an eval computes it from them. Nodes keep their operands (the structure
+  // tj::grad differentiates) whatever their reach; only values are released.
+  void add_holder() const;
   void remove_holder() const;
+  std::int64_t holders() const { return holders_.load(std::memory_order_relaxed); }
+  // Operand slots of claiming nodes that hold this node: the lazy work that may still walk here.
+  // An eval compares it with the reads inside its own graph: a node read from outside is one
+  // that pending work (a gradient built before its loss is evaluated) will need, and the eval
+  // keeps it. Tensor handles do not count: a named temporary still fuses.
+  std::int64_t pending_reads() const {
+    return static_cast<std::int64_t>(state_.load(std::memory_order_relaxed) >> 1) - holders();
+  }
 
   Node(MakeKey, Op op, DType dtype, Shape shape, std::vector<NodePtr> inputs, Attrs attrs);
   // Releases the inputs without recursion (node_release.cpp): dropping the last reference to a
@@ -178,21 +192,19 @@ class Node : public std::enable_shared_from_this<Node> {
   Attrs attrs_;
   std::size_t hash_;
   mutable std::atomic<std::shared_ptr<const Value>> realized_;
-  mutable std::atomic<bool> has_realized_{false};
   mutable std::atomic<bool> computed_{false};
   mutable std::atomic<std::int64_t> consumers_{0};
-  // Operand slots of living nodes not yet realized that hold this node: the lazy work that may
-  // still walk to it.
-  mutable std::atomic<std::int64_t> pending_consumers_{0};
-  mutable std::atomic<std::int64_t> holders_{0};
-  // Drops the realized value once nothing can read it again without a new graph built over this
-  // very node: no holder, and every consumer realized (walks stop there) or gone. A lazy loop
-  // that reads only its loss otherwise kept every step's value alive through the chain of its
-  // history (1.4 MB a step for W17). The node stays computed: an eval that reaches it again (a
-  // gradient built later over it) computes and keeps it again, as for any value computed once;
-  // until then walks pass through it again, so its inputs count it as pending once more.
-  void release_if_shadowed() const;
-  void consumer_realized_or_gone() const;
+  // Bit 0 (kRealized): the node is realized. The rest, in steps of kReach: its reach, holders
+  // plus operand slots of claiming nodes. One word, so that every change of either is one atomic
+  // step and the node's claim (not realized, reach > 0) starts and ends exactly once per change.
+  static constexpr std::uint64_t kRealized = 1, kReach = 2;
+  mutable std::atomic<std::uint64_t> state_{0};
+  mutable std::atomic<std::int64_t> holders_{0};  // part of the reach, kept apart for pending_reads
+  static bool claims(std::uint64_t state) { return (state & kRealized) == 0 && state >= kReach; }
+  // One step of reach (+1 or -1) on `node`, then the steps it causes on operands, by a loop over
+  // a work list, not by recursion: a lazy history of a million nodes goes out of reach at once.
+  static void change_reach(const Node* node, bool add);
+  void drop_value_if_unreachable() const;
 };
 
 // Structural equality of two subgraphs (same ops, dtypes, shapes, attributes, input ids; float
