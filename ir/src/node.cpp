@@ -626,7 +626,8 @@ bool structurally_equal(const NodePtr& a, const NodePtr& b) {
 }
 
 NodePtr make_input(std::shared_ptr<Buffer> buffer, DType dtype, Layout layout) {
-  return Node::make(Op::input, {}, InputAttr{std::move(buffer), dtype, std::move(layout), next_input_id()});
+  const std::uint64_t version = buffer ? buffer->version() : 0;
+  return Node::make(Op::input, {}, InputAttr{std::move(buffer), dtype, std::move(layout), next_input_id(), version});
 }
 NodePtr make_constant(DType dtype, Shape shape, Scalar value) {
   return Node::make(Op::constant, {}, ConstantAttr{dtype, std::move(shape), value});

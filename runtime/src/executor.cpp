@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include <tensorjit/codegen/log.hpp>
+#include <tensorjit/ir/check.hpp>
 #include <tensorjit/ir/node_map.hpp>
 #include <tensorjit/ir/text.hpp>
 
@@ -152,12 +153,26 @@ void keep_held_step_values(const std::vector<ir::NodePtr>& order, const std::vec
   }
 }
 
+// An input node stands for its buffer's contents at the version it was made at: once assign has
+// overwritten them in place, a graph that still reads the node (one tj::grad built over the
+// structure of values computed before the assign) would read the new values, and throws instead.
+void check_version(const ir::Node& node) {
+  const auto& in = node.attr<ir::InputAttr>();
+  TJ_CHECK(!in.buffer || in.version == in.buffer->version())
+      << "eval: this graph reads a tensor " << dtype_name(in.dtype) << ir::shape_str(in.layout.shape)
+      << " whose values assign has overwritten in place since the graph was built (a gradient built"
+      << " over values computed before an optimizer step, say); build the graph again from the"
+      << " tensor's handle, or keep a copy of the handle before the assign (the assign then writes"
+      << " a new buffer)";
+}
+
 // The walk stops at realized nodes: what an earlier eval kept is read, whatever computed it.
 EvalGraph eval_graph(const std::vector<ir::NodePtr>& outputs, bool keep) {
   EvalGraph eval{ir::Graph{outputs}, {}, {}, {}};
   eval.order = ir::topological_order(eval.graph, is_realized);
   bool realized = false;
   for (const auto& node : eval.order) {
+    if (keep && node->op() == ir::Op::input) check_version(*node);
     if (is_realized(*node)) {
       realized = true;
       continue;
@@ -185,11 +200,131 @@ EvalGraph eval_graph(const std::vector<ir::NodePtr>& outputs, bool keep) {
   return eval;
 }
 
-std::vector<ir::Value> run_graph(const ir::Graph& graph, const std::vector<ir::NodePtr>& order) {
+// ---- Donations (Tensor::assign, tj::optim) ----
+//
+// An output may be written into a buffer the caller gives (a Donation) instead of a new one:
+// - a spare: a buffer only the donation holds. Nothing can read it, so the step that computes
+//   the output writes there, whatever it reads.
+// - in place: the buffer of the target handle's input node I. Safe when nothing that could read
+//   the old contents after this eval exists (overwritten_safely), and the plan reads the buffer
+//   nowhere after the step that writes it, and in that step only element for element at the
+//   output's own position (may_overwrite).
+// A donation that a rule refuses is simply not used: the output gets a new buffer, as without it.
+struct Placement {
+  std::size_t output;
+  const ir::Node* input;  // in place: the node over the buffer, which the graph may read; else null
+  std::shared_ptr<ir::Buffer> buffer;
+  Donated kind;
+  bool offered = false;  // handed to the plan's run (the plan's rules allowed it)
+};
+
+// The target's node when its buffer can take `output` in place as far as the handles and lazy
+// nodes of the process go: I is an input over a buffer of ours, contiguous from its start, of
+// the output's dtype and shape; the buffer is held by I alone (no other view, no realized value
+// over it); and once this eval has realized its outputs and kept nodes, no lazy node can still
+// read I: every unrealized node reading I is one of this eval's, and no handle, no lazy work
+// outside the eval and no such node read by either (one that stays unrealized) reaches it.
+const ir::Node* overwritten_safely(const EvalGraph& eval, const std::vector<ir::NodePtr>& outputs,
+                                   const ir::NodePtr& node, const ir::Node& output) {
+  if (node->op() != ir::Op::input) return nullptr;
+  const auto& in = node->attr<ir::InputAttr>();
+  if (!in.buffer || !in.buffer->owned() || in.buffer.use_count() != 1 || in.dtype != output.dtype() ||
+      in.layout != ir::Layout::contiguous(output.shape()) ||
+      in.buffer->bytes() < static_cast<std::size_t>(output.numel()) * itemsize(in.dtype))
+    return nullptr;
+  if (node->pending_reads() == 0) return node.get();
+  const std::vector<ir::NodePtr>& user = eval.reached.empty() ? eval.order : eval.reached;
+  ir::NodeMap<bool> realized_after(outputs.size() + eval.kept.size());
+  for (const auto& n : outputs) realized_after.insert(n.get(), true);
+  for (const auto& n : eval.kept) realized_after.insert(n.get(), true);
+  ir::NodeMap<std::int64_t> reads_inside(user.size());
+  for (const auto& n : user)
+    if (!is_realized(*n))
+      for (const auto& input : n->inputs()) ++reads_inside[input.get()];
+  // Reverse topological order: a node's readers are decided before it.
+  ir::NodeMap<bool> live(user.size());
+  for (auto it = user.rbegin(); it != user.rend(); ++it) {
+    const ir::Node* n = it->get();
+    if (is_realized(*n) || realized_after.contains(n)) continue;
+    const bool* read_by_live = live.find(n);
+    const auto* inside = reads_inside.find(n);
+    const bool is_live = (read_by_live && *read_by_live) || n->holders() > 0 ||
+                         n->pending_reads() > (inside ? *inside : 0);
+    live[n] = is_live;
+    if (is_live)
+      for (const auto& input : n->inputs()) live[input.get()] = true;
+  }
+  std::int64_t reads_after = node->pending_reads();
+  for (const auto& n : user) {
+    if (is_realized(*n)) continue;
+    const bool* is_live = live.find(n.get());
+    if (!realized_after.contains(n.get()) && is_live && *is_live) continue;
+    for (const auto& input : n->inputs()) reads_after -= input == node;
+  }
+  return reads_after == 0 ? node.get() : nullptr;
+}
+
+bool reads_slot(const ir::Node* node, const ir::Buffer* slot) {
+  const ir::Node* base = ir::view_base(node);
+  return base->op() == ir::Op::input && base->attr<ir::InputAttr>().buffer.get() == slot;
+}
+
+// Whether the plan may write output `index` over the buffer bound to `slot`, which it reads: the
+// output is written by a loop or product step (as a contiguous buffer of its own); every other
+// step that reads the slot runs before that step; the step reads the slot only as an input of the
+// output's own contiguous layout (element i where it writes element i: its kernels load every
+// operand of a chunk before they store it), never through a view or as a matmul operand; and no
+// other output of the plan is the slot or a view of it.
+enum class Overwrite : std::uint8_t { refused, read_before, read_element_for_element };
+Overwrite may_overwrite(const ir::Plan& plan, std::size_t index, const ir::Buffer* slot) {
+  constexpr Overwrite refused = Overwrite::refused;
+  bool read_by_writer = false;
+  const ir::NodePtr& out = plan.graph.outputs[index];
+  std::size_t writer = plan.steps.size();
+  for (std::size_t s = 0; s < plan.steps.size() && writer == plan.steps.size(); ++s)
+    if (std::find(plan.steps[s].outputs.begin(), plan.steps[s].outputs.end(), out) != plan.steps[s].outputs.end())
+      writer = s;
+  if (writer == plan.steps.size()) return refused;
+  const ir::Step& step = plan.steps[writer];
+  if (step.kind != ir::Step::Kind::loop && step.kind != ir::Step::Kind::product) return refused;
+  if (step.kind == ir::Step::Kind::product && out == step.nodes.front()) return refused;
+  const ir::Layout layout = ir::Layout::contiguous(out->shape());
+  for (std::size_t s = 0; s < plan.steps.size(); ++s)
+    for (const auto& node : plan.steps[s].nodes)
+      for (const auto& input : node->inputs()) {
+        if (!reads_slot(input.get(), slot)) continue;
+        if (s > writer) return refused;
+        if (s < writer) continue;
+        if (input->op() != ir::Op::input || input->attr<ir::InputAttr>().layout != layout) return refused;
+        if (step.kind == ir::Step::Kind::product && node == step.nodes.front()) return refused;
+        read_by_writer = true;
+      }
+  for (std::size_t j = 0; j < plan.graph.outputs.size(); ++j)
+    if (j != index && reads_slot(plan.graph.outputs[j].get(), slot)) return refused;
+  return read_by_writer ? Overwrite::read_element_for_element : Overwrite::read_before;
+}
+
+std::vector<ir::Value> run_graph(const ir::Graph& graph, const std::vector<ir::NodePtr>& order,
+                                 std::vector<Placement>& placements) {
   std::vector<ir::NodePtr> leaves;
   std::shared_ptr<Executable> executable = executable_for(graph, order, leaves);
   ValueTable values;
   bind_leaves(*executable, leaves, values);
+  for (auto& placement : placements) {
+    bool unread = true;
+    if (placement.input) {
+      auto leaf = std::find_if(leaves.begin(), leaves.end(),
+                               [&](const ir::NodePtr& l) { return l.get() == placement.input; });
+      if (leaf != leaves.end()) {
+        const Overwrite rule = may_overwrite(executable->plan, placement.output,
+                                             executable->slots[static_cast<std::size_t>(leaf - leaves.begin())].get());
+        if (rule == Overwrite::refused) continue;
+        unread = rule == Overwrite::read_before;
+      }
+    }
+    values.donate(executable->plan.graph.outputs[placement.output].get(), placement.buffer, unread);
+    placement.offered = true;
+  }
   std::filesystem::path dump_folder = start_dump(graph, executable->plan);
   if (codegen::logger().should_log(spdlog::level::debug))
     codegen::logger().debug("eval: {} steps\n{}", executable->plan.steps.size(), ir::print_plan(executable->plan));
@@ -200,21 +335,60 @@ std::vector<ir::Value> run_graph(const ir::Graph& graph, const std::vector<ir::N
 
 ir::Graph graph_for(const std::vector<ir::NodePtr>& outputs) { return eval_graph(outputs, false).graph; }
 
-std::vector<ir::Value> run_graph(const ir::Graph& graph) { return run_graph(graph, ir::topological_order(graph)); }
+std::vector<ir::Value> run_graph(const ir::Graph& graph) {
+  std::vector<Placement> none;
+  return run_graph(graph, ir::topological_order(graph), none);
+}
 
-void evaluate(const std::vector<Tensor>& tensors) {
+void evaluate(const std::vector<Tensor>& tensors) { evaluate(tensors, {}); }
+
+std::vector<Donated> evaluate(const std::vector<Tensor>& tensors, const std::vector<Donation>& donations) {
+  std::vector<Donated> donated(donations.size(), Donated::none);
   std::vector<std::shared_ptr<TensorImpl>> pending;
   std::vector<ir::NodePtr> nodes;
-  for (const auto& tensor : tensors) {
-    ir::NodePtr node = node_of(tensor, "eval");
+  std::vector<std::size_t> position(tensors.size(), tensors.size());  // in `nodes`, when evaluated
+  for (std::size_t t = 0; t < tensors.size(); ++t) {
+    ir::NodePtr node = node_of(tensors[t], "eval");
     if (is_materialized(node)) continue;
-    pending.push_back(tensor.impl());
+    position[t] = nodes.size();
+    pending.push_back(tensors[t].impl());
     nodes.push_back(std::move(node));
   }
-  if (nodes.empty()) return;
+  if (nodes.empty()) return donated;
 
   const EvalGraph eval = eval_graph(nodes, true);
-  std::vector<ir::Value> values = run_graph(eval.graph, eval.order);
+  std::vector<Placement> placements;
+  std::vector<ir::NodePtr> targets(donations.size());  // the target nodes overwritten, if they are
+  for (std::size_t d = 0; d < donations.size(); ++d) {
+    const Donation& donation = donations[d];
+    TJ_INTERNAL_CHECK(donation.output < tensors.size()) << "eval: a donation names no tensor";
+    const std::size_t output = position[donation.output];
+    if (output == tensors.size() ||
+        std::any_of(placements.begin(), placements.end(), [&](const Placement& p) { return p.output == output; }))
+      continue;
+    if (donation.target) {
+      targets[d] = donation.target->node();
+      if (const ir::Node* input = overwritten_safely(eval, nodes, targets[d], *nodes[output])) {
+        placements.push_back({output, input, targets[d]->attr<ir::InputAttr>().buffer, Donated::in_place});
+        continue;
+      }
+    }
+    if (donation.spare && donation.spare.use_count() == 1)
+      placements.push_back({output, nullptr, donation.spare, Donated::spare});
+  }
+  std::vector<ir::Value> values = run_graph(eval.graph, eval.order, placements);
+  // Which donations were used, in place first: an input node over an overwritten buffer made from
+  // here on records its new version.
+  std::vector<const Placement*> used(donations.size(), nullptr);
+  for (std::size_t d = 0; d < donations.size(); ++d) {
+    const std::size_t output = position[donations[d].output];
+    for (const auto& placement : placements)
+      if (placement.output == output && placement.offered && values[output].buffer == placement.buffer)
+        used[d] = &placement;
+    if (!used[d]) continue;
+    donated[d] = used[d]->kind;
+    if (used[d]->kind == Donated::in_place) used[d]->buffer->bump_version();
+  }
 
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     nodes[i]->set_realized(values[i]);
@@ -227,6 +401,12 @@ void evaluate(const std::vector<Tensor>& tensors) {
   for (const auto& node : eval.reached.empty() ? eval.order : eval.reached)
     if (!node->is_realized() && !ir::is_source(node->op()))
       node->mark_computed();
+  for (std::size_t d = 0; d < donations.size(); ++d)
+    if (donated[d] == Donated::in_place) {
+      const ir::Value& value = values[position[donations[d].output]];
+      donations[d].target->replace(ir::make_input(value.buffer, value.dtype, value.layout));
+    }
+  return donated;
 }
 
 }  // namespace tensorjit::detail

@@ -19,6 +19,11 @@ std::size_t cached_memory_bytes() { return ir::Buffer::cached_bytes(); }
 
 void empty_cache() { ir::Buffer::release_cache(); }
 
+MemoryStatistics memory_statistics() {
+  const ir::Buffer::Statistics s = ir::Buffer::statistics();
+  return MemoryStatistics{s.allocations, s.bytes};
+}
+
 JitStatistics jit_statistics() {
   codegen::JitStats s = detail::jit().stats();
   return JitStatistics{s.compiles, s.memory_hits, s.disk_hits, s.disk_rejects};

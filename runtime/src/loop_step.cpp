@@ -268,7 +268,7 @@ void PreparedLoop::launch(const ir::Step& step, ValueTable& values, const StepDu
       values.put(out.get(), std::move(placed));
       continue;
     }
-    auto buffer = ir::Buffer::allocate_uninitialized(static_cast<std::size_t>(numel) * itemsize(out->dtype()));
+    auto buffer = values.output_buffer(out.get(), static_cast<std::size_t>(numel) * itemsize(out->dtype()));
     output_pointers.push_back(buffer->data());
     values.put(out.get(), ir::Value{std::move(buffer), out->dtype(), ir::Layout::contiguous(prepared.domain)});
   }

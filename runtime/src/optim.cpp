@@ -4,10 +4,14 @@
 // value compiles nothing; the options fixed at construction choose the expression's structure.
 #include <tensorjit/optim.hpp>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
+#include <utility>
 #include <tensorjit/functions.hpp>
 #include <tensorjit/ir/check.hpp>
 
+#include "runtime/src/executor.hpp"
 #include "runtime/src/tensor_impl.hpp"
 
 namespace tensorjit::optim {
@@ -29,9 +33,36 @@ void Optimizer::set_lr(double lr) {
   lr_ = lr;
 }
 
+namespace {
+
+// The buffer a handle's value occupies whole, when it is an evaluated tensor of its own (an input
+// node over a buffer of ours, contiguous from its start): what a spare may reuse.
+std::shared_ptr<ir::Buffer> held_buffer(const Tensor& tensor) {
+  const ir::NodePtr node = tensor.impl()->node();
+  if (node->op() != ir::Op::input) return nullptr;
+  const auto& in = node->attr<ir::InputAttr>();
+  if (!in.buffer || !in.buffer->owned() || in.layout != ir::Layout::contiguous(in.layout.shape)) return nullptr;
+  return in.buffer;
+}
+
+}  // namespace
+
 Tensor Optimizer::argument(double value, const Tensor& like) {
-  if (like.dtype() == f64) return tensor<double>(Shape{}, {value});
-  return tensor<float>(Shape{}, {static_cast<float>(value)});
+  const DType dtype = like.dtype() == f64 ? f64 : f32;
+  auto same = [&](const Argument& a) {
+    return a.dtype == dtype && std::bit_cast<std::uint64_t>(a.value) == std::bit_cast<std::uint64_t>(value);
+  };
+  if (auto it = std::find_if(arguments_.begin(), arguments_.end(), same); it != arguments_.end()) return it->tensor;
+  Tensor made;
+  if (auto it = std::find_if(previous_arguments_.begin(), previous_arguments_.end(), same);
+      it != previous_arguments_.end())
+    made = it->tensor;
+  else if (dtype == f64)
+    made = tensor<double>(Shape{}, {value});
+  else
+    made = tensor<float>(Shape{}, {static_cast<float>(value)});
+  arguments_.push_back({dtype, value, made});
+  return made;
 }
 
 void Optimizer::step(const std::vector<Tensor>& grads, const std::vector<Tensor>& with) {
@@ -44,14 +75,39 @@ void Optimizer::step(const std::vector<Tensor>& grads, const std::vector<Tensor>
         << describe(*params_[i]);
   }
   ++steps_;
+  previous_arguments_ = std::exchange(arguments_, {});
   std::vector<std::vector<Tensor>> updates;
   std::vector<Tensor> outputs = with;
   for (std::size_t i = 0; i < grads.size(); ++i) {
     updates.push_back(update(i, *params_[i], grads[i].astype(params_[i]->dtype())));
     outputs.insert(outputs.end(), updates.back().begin(), updates.back().end());
   }
-  eval(outputs);
+  // Each new value may go into its handle's own buffer (in place) or into the spare buffer.
+  spares_.resize(params_.size());
+  std::vector<detail::Donation> donations;
+  std::vector<const Tensor*> targets_of;  // per donation: the handle it updates, or null
+  std::size_t output = with.size();
   for (std::size_t i = 0; i < updates.size(); ++i) {
+    std::vector<Tensor*> targets{params_[i]};
+    for (Tensor* t : state(i)) targets.push_back(t);
+    spares_[i].resize(updates[i].size());
+    for (std::size_t k = 0; k < updates[i].size(); ++k, ++output) {
+      const Tensor* target = k < targets.size() && targets[k]->defined() ? targets[k] : nullptr;
+      donations.push_back({output, target && target->impl().use_count() == 1 ? target->impl() : nullptr,
+                           std::move(spares_[i][k])});
+      targets_of.push_back(target);
+    }
+  }
+  const std::vector<detail::Donated> donated = detail::evaluate(outputs, donations);
+  std::size_t d = 0;
+  for (std::size_t i = 0; i < updates.size(); ++i) {
+    // The buffer a handle held before this step is the next step's spare, unless it now holds
+    // the new value (in place); held_buffer is read only now, since holding the buffer during
+    // the eval would have kept the eval from writing it in place.
+    for (std::size_t k = 0; k < updates[i].size(); ++k, ++d)
+      spares_[i][k] = donated[d] == detail::Donated::in_place ? std::move(donations[d].spare)
+                      : targets_of[d]                         ? held_buffer(*targets_of[d])
+                                                              : nullptr;
     *params_[i] = updates[i].front();
     keep_state(i, std::vector<Tensor>(updates[i].begin() + 1, updates[i].end()));
   }
@@ -86,6 +142,11 @@ std::vector<Tensor> SGD::update(std::size_t index, const Tensor& param, const Te
 
 void SGD::keep_state(std::size_t index, std::vector<Tensor> state) {
   if (!state.empty()) momentum_buffers_[index] = state.front();
+}
+
+std::vector<Tensor*> SGD::state(std::size_t index) {
+  if (options_.momentum == 0) return {};
+  return {&momentum_buffers_[index]};
 }
 
 // ---- Adam, AdamW ----
@@ -132,5 +193,7 @@ void Adam::keep_state(std::size_t index, std::vector<Tensor> state) {
   first_moments_[index] = state[0];
   second_moments_[index] = state[1];
 }
+
+std::vector<Tensor*> Adam::state(std::size_t index) { return {&first_moments_[index], &second_moments_[index]}; }
 
 }  // namespace tensorjit::optim

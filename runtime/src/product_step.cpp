@@ -298,8 +298,14 @@ void PreparedProduct::launch(const ir::Step& step, ValueTable& values, const Ste
   ir::Value b = values.resolve(matmul->input(1));
   // The GEMM writes every element of C (zeros when k == 0) and the epilogue every element of its
   // outputs: neither needs zeroed memory.
-  ir::Value c{ir::Buffer::allocate_uninitialized(numel * itemsize(matmul->dtype())), matmul->dtype(),
-              ir::Layout::contiguous(shape)};
+  // C may take the buffer donated to the output written over it, when the plan reads nothing of
+  // that buffer: the GEMM stores C before the epilogue reads its leaves.
+  const std::size_t c_bytes = numel * itemsize(matmul->dtype());
+  ir::Value c{prepared.in_place_output >= 0
+                  ? values.output_buffer(prepared.outputs[static_cast<std::size_t>(prepared.in_place_output)].get(),
+                                         c_bytes, /*only_unread=*/true)
+                  : ir::Buffer::allocate_uninitialized(c_bytes),
+              matmul->dtype(), ir::Layout::contiguous(shape)};
 
   EpilogueContext context;
   if (shape.size() > 3) context.outer_shape.assign(shape.begin(), shape.end() - 3);
@@ -311,10 +317,15 @@ void PreparedProduct::launch(const ir::Step& step, ValueTable& values, const Ste
   const ir::Strides contiguous = ir::Layout::contiguous(shape).strides;
   for (std::size_t j = 0; j < prepared.outputs.size(); ++j) {
     const ir::NodePtr& out = prepared.outputs[j];
-    ir::Value value = static_cast<int>(j) == prepared.in_place_output
+    // The output over C goes to a buffer donated for it instead when the plan reads that buffer
+    // (C did not take it): the epilogue then reads C and writes there. The store stage writes C.
+    std::shared_ptr<ir::Buffer> donated;
+    if (static_cast<int>(j) == prepared.in_place_output && !prepared.store_stage)
+      donated = values.take_donation(out.get(), numel * itemsize(out->dtype()));
+    ir::Value value = static_cast<int>(j) == prepared.in_place_output && !donated
                           ? ir::Value{c.buffer, c.dtype, c.layout}
-                          : ir::Value{ir::Buffer::allocate_uninitialized(numel * itemsize(out->dtype())), out->dtype(),
-                                      ir::Layout::contiguous(shape)};
+                          : ir::Value{donated ? donated : values.output_buffer(out.get(), numel * itemsize(out->dtype())),
+                                      out->dtype(), ir::Layout::contiguous(shape)};
     context.outputs.push_back(
         tile_operand(static_cast<char*>(value.buffer->data()), contiguous, itemsize(out->dtype())));
     values.put(out.get(), std::move(value));

@@ -32,8 +32,18 @@ Tensor& Tensor::assign(const Tensor& value) & {
     TJ_CHECK(from == to || from == 1) << "assign: cannot broadcast " << describe(value) << " to "
                                       << describe(*this);
   }
-  // Contiguous after the eval, whatever the plan made of the value (x.T * 1 is a view of x).
   Tensor result = value.astype(dtype()).expand(shape());
+  // In place when no other Tensor shares this handle, and the executor finds that nothing else
+  // can read the buffer's old contents (docs/contracts.md, contract 1, "assign"). A kernel must
+  // compute the value for it to land in the buffer: an input, a view, a constant or a value
+  // already computed is copied.
+  if (impl_.use_count() == 1) {
+    const ir::NodePtr node = node_of(result, "assign");
+    if (ir::is_source(node->op()) || ir::is_movement(node->op()) || node->is_realized()) result = result.copy();
+    const std::vector<detail::Donation> donations{{0, impl_, nullptr}};
+    if (detail::evaluate({result}, donations).front() == detail::Donated::in_place) return *this;
+  }
+  // Contiguous after the eval, whatever the plan made of the value (x.T * 1 is a view of x).
   result.eval();
   result = result.contiguous();
   result.eval();

@@ -20,6 +20,19 @@ ir::NodePtr ValueTable::kernel_leaf(const ir::NodePtr& read, const ir::Value& va
   return ir::make_input(value.buffer, value.dtype, value.layout);
 }
 
+std::shared_ptr<ir::Buffer> ValueTable::output_buffer(const ir::Node* node, std::size_t bytes, bool only_unread) {
+  for (auto& d : donated_)
+    if (d.node == node && d.buffer && d.buffer->bytes() >= bytes && (d.unread || !only_unread))
+      return std::exchange(d.buffer, nullptr);
+  return ir::Buffer::allocate_uninitialized(bytes);
+}
+
+std::shared_ptr<ir::Buffer> ValueTable::take_donation(const ir::Node* node, std::size_t bytes) {
+  for (auto& d : donated_)
+    if (d.node == node && d.buffer && d.buffer->bytes() >= bytes) return std::exchange(d.buffer, nullptr);
+  return nullptr;
+}
+
 const ir::Value& ValueTable::at(const ir::Node* node) const {
   auto it = values_.find(node);
   TJ_INTERNAL_CHECK(it != values_.end()) << "plan: " << ir::op_name(node->op()) << " " << ir::shape_str(node->shape())

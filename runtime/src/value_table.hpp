@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include <tensorjit/ir/node.hpp>
 
@@ -18,6 +20,18 @@ class ValueTable {
   // Inputs whose buffer is `slot` read `buffer` instead (a cached plan's inputs are slots).
   void bind(const ir::Buffer* slot, std::shared_ptr<ir::Buffer> buffer) { bindings_[slot] = std::move(buffer); }
   void put(const ir::Node* node, ir::Value value) { values_[node] = std::move(value); }
+  // The step that writes `node` writes it into `buffer` instead of a new one (Tensor::assign: the
+  // executor has checked that nothing reads the buffer's old contents after that step, and that
+  // the step reads them only element for element; `unread`: the plan does not read them at all).
+  void donate(const ir::Node* node, std::shared_ptr<ir::Buffer> buffer, bool unread) {
+    donated_.push_back({node, std::move(buffer), unread});
+  }
+  // A buffer of at least `bytes` for the contiguous output `node` of a loop or product step: the
+  // buffer donated for it, else a new one. `only_unread`: a donated buffer whose old contents the
+  // plan reads is not taken (a product's C, written by the GEMM before its epilogue reads).
+  std::shared_ptr<ir::Buffer> output_buffer(const ir::Node* node, std::size_t bytes, bool only_unread = false);
+  // The buffer donated for `node` (of at least `bytes`), or null.
+  std::shared_ptr<ir::Buffer> take_donation(const ir::Node* node, std::size_t bytes);
   void drop(const ir::Node* node) { values_.erase(node); }
   bool has(const ir::Node* node) const { return values_.count(node) != 0; }
   // The value a step put for `node` (InternalError when none).
@@ -39,6 +53,12 @@ class ValueTable {
  private:
   std::unordered_map<const ir::Node*, ir::Value> values_;
   std::unordered_map<const ir::Buffer*, std::shared_ptr<ir::Buffer>> bindings_;
+  struct Donated {
+    const ir::Node* node;
+    std::shared_ptr<ir::Buffer> buffer;
+    bool unread;
+  };
+  std::vector<Donated> donated_;  // usually empty
 };
 
 // The address of the element at `value`'s layout offset.

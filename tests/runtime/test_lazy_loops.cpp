@@ -2,6 +2,8 @@
 // loop that reads only its loss never recomputes the history of its lazy parameters, while the
 // named temporaries of one expression still fuse (docs/contracts.md, "A value is computed once").
 #include <cmath>
+#include <functional>
+#include <utility>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -276,4 +278,133 @@ TEST_CASE("assign: the handle takes the new values; copies and lazy graphs built
   CHECK(p.to_vector<float>() == std::vector<float>{1, 3, 5, 2, 4, 6});
   CHECK_THROWS_WITH_AS(p.assign(tj::zeros({4})), doctest::Contains("assign: cannot broadcast"), tj::Error);
   CHECK_THROWS_WITH_AS(p.assign(tj::zeros({3, 3})), doctest::Contains("assign: cannot broadcast"), tj::Error);
+}
+
+namespace {
+
+const void* address(const tj::Tensor& t) { return t.data(); }
+std::uint64_t allocations() { return tj::memory_statistics().allocations; }
+
+}  // namespace
+
+TEST_CASE("assign: in place when nothing else holds the buffer, allocating nothing") {
+  tj::Tensor p = tj::linspace(0, 1, 1000, tj::f32).copy();
+  const tj::Tensor g = tj::linspace(-1, 1, 1000, tj::f32).copy();
+  tj::eval({p, g});
+  std::vector<float> expected = p.to_vector<float>();
+  const std::vector<float> gradient = g.to_vector<float>();
+  const void* buffer = address(p);
+  std::uint64_t before = 0;
+  for (int step = 0; step < 10; ++step) {
+    if (step == 2) before = allocations();
+    const float lr = 0.1f / static_cast<float>(step + 1);  // a kernel argument
+    p.assign(p - lr * g);  // the value reads p element for element: written over it
+    for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = expected[i] - lr * gradient[i];
+  }
+  // Each step allocates only the one-element buffer of its learning rate, never p's 4000 bytes.
+  const tj::MemoryStatistics after = tj::memory_statistics();
+  CHECK(after.allocations - before == 8);
+  CHECK(address(p) == buffer);
+  CHECK(p.to_vector<float>() == expected);
+}
+
+TEST_CASE("assign: a handle copied or a lazy graph built before the assign keeps the old values") {
+  tj::Tensor p = tj::tensor<float>({4}, {1, 2, 3, 4}).copy();
+  p.eval();
+  const void* buffer = address(p);
+  {
+    const tj::Tensor copy = p;  // shares the handle: the assign must not write its buffer
+    p.assign(p + 1.0f);
+    CHECK(copy.to_vector<float>() == std::vector<float>{1, 2, 3, 4});
+    CHECK(address(copy) == buffer);
+    CHECK(address(p) != buffer);
+  }
+  CHECK(p.to_vector<float>() == std::vector<float>{2, 3, 4, 5});
+  buffer = address(p);
+  {
+    const tj::Tensor lazy = p * 10.0f;                  // built before, not evaluated
+    const tj::Tensor view = p.slice(0, 1, 3);           // a view built before
+    const tj::Tensor evaluated_view = p.slice(0, 0, 2);  // a view evaluated before: over p's buffer
+    evaluated_view.eval();
+    p.assign(p * 2.0f);
+    CHECK(address(p) != buffer);
+    CHECK(lazy.to_vector<float>() == std::vector<float>{20, 30, 40, 50});
+    CHECK(view.to_vector<float>() == std::vector<float>{3, 4});
+    CHECK(evaluated_view.to_vector<float>() == std::vector<float>{2, 3});
+  }
+  CHECK(p.to_vector<float>() == std::vector<float>{4, 6, 8, 10});
+  // A graph built and evaluated before reads its own buffer: the next assign writes in place.
+  buffer = address(p);
+  const tj::Tensor computed = p + 0.5f;
+  computed.eval();
+  p.assign(p - 1.0f);
+  CHECK(address(p) == buffer);
+  CHECK(computed.to_vector<float>() == std::vector<float>{4.5f, 6.5f, 8.5f, 10.5f});
+  CHECK(p.to_vector<float>() == std::vector<float>{3, 5, 7, 9});
+}
+
+TEST_CASE("assign: a value that reads its target other than element for element is right") {
+  // Each case against the same expression over a copy of the old values.
+  const std::vector<float> start{1, -2, 3, 4, -5, 6, 7, 8, -9};
+  auto fresh = [&] {
+    tj::Tensor p = tj::tensor<float>({3, 3}, start).copy();
+    p.eval();
+    return p;
+  };
+  using Expression = std::function<tj::Tensor(const tj::Tensor&)>;
+  const tj::Tensor q = tj::tensor<float>({3, 3}, {2, 0, 1, 1, 3, 0, 0, 1, 2});
+  struct Case {
+    const char* name;
+    Expression expression;
+    bool in_place;  // whether the rule lets the value overwrite p's buffer
+  };
+  const std::vector<Case> cases{
+      {"a transposed view", [](const tj::Tensor& p) { return p.transpose() * 3.0f + p; }, false},
+      {"the transpose alone", [](const tj::Tensor& p) { return p.transpose(); }, false},
+      {"a reversed view", [](const tj::Tensor& p) { return p.flip(1) - p; }, false},
+      // A concat step reads p before the loop step that writes the value, element for element.
+      {"a shifted slice", [](const tj::Tensor& p) { return tj::concat({p.slice(0, 1, 3), p.slice(0, 0, 1)}, 0) * 2.0f; }, true},
+      // The concat step writes the value itself.
+      {"a shifted slice alone", [](const tj::Tensor& p) { return tj::concat({p.slice(0, 1, 3), p.slice(0, 0, 1)}, 0); }, false},
+      {"a row softmax", [](const tj::Tensor& p) { return tj::softmax(p, -1); }, false},
+      {"a product of it", [](const tj::Tensor& p) { return tj::matmul(p, p); }, false},
+      {"a product of it and itself", [&](const tj::Tensor& p) { return tj::matmul(q, p.transpose()) + p; }, false},
+      // A row step (the sum and the difference in one kernel) writes the value.
+      {"a sum over it", [](const tj::Tensor& p) { return p - p.sum(); }, false},
+      {"a column sum", [](const tj::Tensor& p) { return p * p.sum({0}, true); }, true},
+      {"an epilogue reading it", [&](const tj::Tensor& p) { return tj::matmul(q, q) * 0.5f + p; }, true},
+      {"element for element", [](const tj::Tensor& p) { return tj::exp(p * 0.25f) - p; }, true},
+  };
+  for (const auto& c : cases) {
+    const std::string name = c.name;
+    CAPTURE(name);
+    tj::Tensor p = fresh();
+    const std::vector<float> expected = c.expression(fresh()).to_vector<float>();
+    const void* buffer = address(p);
+    p.assign(c.expression(p));
+    CHECK(p.to_vector<float>() == expected);
+    CHECK((address(p) == buffer) == c.in_place);
+    // And again, over the buffer the first assign left.
+    p.assign(c.expression(p));
+    CHECK(p.to_vector<float>() == c.expression(tj::tensor<float>({3, 3}, expected)).to_vector<float>());
+  }
+  tj::Tensor p = fresh();
+  p.assign(p);  // itself: nothing changes
+  CHECK(p.to_vector<float>() == start);
+}
+
+TEST_CASE("assign: a gradient built over values computed before an in-place assign throws") {
+  tj::Tensor p = tj::tensor<float>({2, 2}, {1, 2, 3, 4}).copy();
+  p.eval();
+  const tj::Tensor q = tj::tensor<float>({2, 2}, {1, 0, 0, 1});
+  const tj::Tensor product = tj::matmul(p, q);  // kept by the eval below: it reads p no more
+  CHECK(product.sum().item<float>() == 10);
+  CHECK(realized(product));
+  const void* buffer = address(p);
+  p.assign(p * 2.0f);
+  CHECK(address(p) == buffer);
+  // d(sum(p @ q))/dq reads p as it was: that buffer holds new values now.
+  const tj::Tensor dq = tj::grad(product.sum(), {q})[0];
+  CHECK_THROWS_WITH_AS(dq.eval(), doctest::Contains("overwritten in place"), tj::Error);
+  CHECK(product.to_vector<float>() == std::vector<float>{1, 2, 3, 4});  // a kept value stays
 }

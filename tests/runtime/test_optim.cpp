@@ -8,6 +8,7 @@
 #include <iomanip>
 #include <sstream>
 #include <random>
+#include <set>
 
 #include <tensorjit/tensorjit.hpp>
 
@@ -150,6 +151,69 @@ TEST_CASE("optim loops: a learning-rate schedule compiles nothing after the firs
     }
     CHECK(tj::jit_statistics().compiles == compiles);
     CHECK(optimizer->steps() == 12);
+  }
+}
+
+TEST_CASE("optim: after its first steps a step allocates no buffer for its parameters and state") {
+  const Problem problem = make_problem(10, 1000);
+  for (const auto& s : kSettings) {
+    CAPTURE(s.name);
+    tj::Tensor p = tj::tensor<double>({1000}, problem.start).astype(tj::f32);
+    const tj::Tensor target = tj::tensor<double>({1000}, problem.target).astype(tj::f32);
+    tj::eval({p, target});
+    auto optimizer = make_optimizer(s, &p);
+    std::set<const void*> buffers;
+    for (int t = 0; t < 12; ++t) {
+      optimizer->set_lr(lr_at(s.lr, t));
+      // The gradient first, so that what the step itself allocates is measured alone.
+      const std::vector<tj::Tensor> grads = tj::grad(tj::mse_loss(p, target), {p});
+      tj::eval(grads);
+      const tj::MemoryStatistics before = tj::memory_statistics();
+      {
+        // A copy of p's handle alive during the step (as grad's argument list is in
+        // `opt.step(tj::grad(loss, {p}))`) keeps the step from writing p's buffer: it writes the
+        // buffer p held before the previous step.
+        const tj::Tensor held = p;
+        optimizer->step(grads);
+      }
+      const tj::MemoryStatistics after = tj::memory_statistics();
+      if (t < 3) continue;
+      // Only the 0-d arguments that change each step: the learning rate (SGD) or the step size,
+      // the second bias correction and AdamW's decay (each a float).
+      CHECK(after.allocated_bytes - before.allocated_bytes <= 12);
+      CHECK(after.allocations - before.allocations <= 3);
+      buffers.insert(p.data());
+    }
+    CHECK(buffers.size() <= 2);
+  }
+}
+
+TEST_CASE("optim: a step writes in place when nothing else holds a parameter") {
+  const Problem problem = make_problem(11, 1000);
+  for (const auto& s : kSettings) {
+    CAPTURE(s.name);
+    tj::Tensor p = tj::tensor<double>({1000}, problem.start).astype(tj::f32);
+    const tj::Tensor target = tj::tensor<double>({1000}, problem.target).astype(tj::f32);
+    tj::eval({p, target});
+    auto optimizer = make_optimizer(s, &p);
+    std::vector<tj::Tensor> grads;
+    for (int t = 0; t < 6; ++t) {
+      grads = tj::grad(tj::mse_loss(p, target), {p});
+      tj::eval(grads);
+      const void* buffer = p.data();
+      optimizer->step(grads);
+      if (t >= 1) CHECK(p.data() == buffer);
+    }
+    // The values are those of the rebinding path: a copy of the handle taken each step makes
+    // every step write a new buffer.
+    tj::Tensor q = tj::tensor<double>({1000}, problem.start).astype(tj::f32);
+    q.eval();
+    auto other = make_optimizer(s, &q);
+    for (int t = 0; t < 6; ++t) {
+      const tj::Tensor copy = q;
+      other->step(tj::grad(tj::mse_loss(q, target), {q}));
+    }
+    CHECK(p.to_vector<float>() == q.to_vector<float>());
   }
 }
 

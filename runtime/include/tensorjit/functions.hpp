@@ -84,6 +84,14 @@ JitStatistics jit_statistics();
 std::size_t cached_memory_bytes();
 // Returns every kept buffer to the system (as PyTorch's torch.cuda.empty_cache()).
 void empty_cache();
+// The tensor storage this process allocated so far: every buffer a result, a tensor() or a 0-d
+// argument took (a mapping recycled from the kept ones counts too; from_blob's memory does not).
+// A loop that assigns in place (Tensor::assign, tj::optim) adds nothing for its parameters.
+struct MemoryStatistics {
+  std::uint64_t allocations = 0;
+  std::uint64_t allocated_bytes = 0;
+};
+MemoryStatistics memory_statistics();
 
 // ---- elementwise: numpy broadcasting and PyTorch type promotion ----
 Tensor operator+(const Tensor& a, const Tensor& b);

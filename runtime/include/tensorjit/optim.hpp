@@ -7,15 +7,25 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <tensorjit/tensor.hpp>
+
+namespace tensorjit::ir {
+class Buffer;
+}
 
 namespace tensorjit::optim {
 
 // The parameters an optimizer updates: pointers to the caller's handles, which must outlive it.
 // step() gives each handle its new value as Tensor::assign does (value semantics: a copy taken
-// before keeps the old values).
+// before keeps the old values): in place when nothing else holds the parameter's buffer (or the
+// state's); else into the buffer the same handle held before the previous step, when nothing
+// holds that one any more (a copy of the handle made for tj::grad's argument list lives until
+// the end of the statement that steps); else into a new buffer. So a step allocates no buffer
+// for parameters and state after its first steps; the optimizer keeps at most one such spare
+// buffer per parameter and state tensor.
 using Parameters = std::vector<Tensor*>;
 
 class Optimizer {
@@ -40,12 +50,28 @@ class Optimizer {
   virtual std::vector<Tensor> update(std::size_t index, const Tensor& param, const Tensor& grad) = 0;
   // Hands the new state of parameter `index` (update's results after the first) back for keeping.
   virtual void keep_state(std::size_t index, std::vector<Tensor> state) = 0;
-  // `value` as a 0-d tensor of `like`'s dtype held in a buffer: a kernel argument whatever the value.
-  static Tensor argument(double value, const Tensor& like);
+  // The handles of parameter `index`'s state, in the order of update's results after the first
+  // (an entry may be an empty handle: SGD's momentum buffer before the first step).
+  virtual std::vector<Tensor*> state(std::size_t index) = 0;
+  // `value` as a 0-d tensor of `like`'s dtype held in a buffer: a kernel argument whatever the
+  // value. The same tensor for the same value and dtype within a step and from the step before
+  // (the hyper-parameters allocate once, a value that changes each step once per step).
+  Tensor argument(double value, const Tensor& like);
 
   Parameters params_;
   double lr_;
   std::int64_t steps_ = 0;
+
+ private:
+  // Per parameter: the buffers its value and each state tensor held before the last step that
+  // could not write in place (null: none); see Parameters.
+  std::vector<std::vector<std::shared_ptr<ir::Buffer>>> spares_;
+  struct Argument {
+    DType dtype;
+    double value;
+    Tensor tensor;
+  };
+  std::vector<Argument> arguments_, previous_arguments_;  // this step's, the step before's
 };
 
 struct SGDOptions {
@@ -63,6 +89,7 @@ class SGD final : public Optimizer {
  private:
   std::vector<Tensor> update(std::size_t index, const Tensor& param, const Tensor& grad) override;
   void keep_state(std::size_t index, std::vector<Tensor> state) override;
+  std::vector<Tensor*> state(std::size_t index) override;
   SGDOptions options_;
   std::vector<Tensor> momentum_buffers_;  // empty handles until the first step
 };
@@ -86,6 +113,7 @@ class Adam : public Optimizer {
  private:
   std::vector<Tensor> update(std::size_t index, const Tensor& param, const Tensor& grad) override;
   void keep_state(std::size_t index, std::vector<Tensor> state) override;
+  std::vector<Tensor*> state(std::size_t index) override;
   AdamOptions options_;
   bool decoupled_;
   std::vector<Tensor> first_moments_, second_moments_;

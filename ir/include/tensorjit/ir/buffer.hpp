@@ -2,7 +2,9 @@
 // reference) or external (from_blob: the owner callback runs when the last reference goes).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 
@@ -37,19 +39,37 @@ class Buffer {
   static std::size_t cached_bytes();  // held now, not in use by any tensor
   static void release_cache();        // returns every kept mapping to the kernel
 
+  // Storage allocations of this process so far (allocate and allocate_uninitialized; wrap is not
+  // one): how many, and their bytes. A mapping handed back by the recycling above counts too.
+  struct Statistics {
+    std::uint64_t allocations = 0;
+    std::uint64_t bytes = 0;
+  };
+  static Statistics statistics();
+
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
   ~Buffer();
 
   void* data() const { return data_; }
   std::size_t bytes() const { return bytes_; }
+  // Memory this library allocated (not from_blob's): the only kind Tensor::assign writes in place.
+  bool owned() const { return owned_; }
+
+  // How many times the contents were overwritten in place (Tensor::assign). An input node records
+  // the version it was made at; a node whose buffer moved on reads values it was not built over,
+  // and an eval that would read it throws (docs/contracts.md, contract 1, "assign").
+  std::uint64_t version() const { return version_.load(std::memory_order_acquire); }
+  void bump_version() const { version_.fetch_add(1, std::memory_order_acq_rel); }
 
  private:
-  Buffer(void* data, std::size_t bytes, std::function<void()> release)
-      : data_(data), bytes_(bytes), release_(std::move(release)) {}
+  Buffer(void* data, std::size_t bytes, std::function<void()> release, bool owned)
+      : data_(data), bytes_(bytes), owned_(owned), release_(std::move(release)) {}
   static std::shared_ptr<Buffer> allocate(std::size_t bytes, bool zeroed);
   void* data_;
   std::size_t bytes_;
+  bool owned_;
+  mutable std::atomic<std::uint64_t> version_{0};
   std::function<void()> release_;  // empty for heap storage (std::free); else recycles or calls the owner
 };
 

@@ -41,6 +41,9 @@ struct InputAttr {
   DType dtype = DType::f32;
   Layout layout;
   std::uint64_t id = 0;
+  // The buffer's version when the node was made (Buffer::version): the node stands for the
+  // contents of that version. Not part of the node's structure.
+  std::uint64_t version = 0;
 };
 struct ConstantAttr {
   DType dtype = DType::f32;
