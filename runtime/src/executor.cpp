@@ -232,6 +232,12 @@ const ir::Node* overwritten_safely(const EvalGraph& eval, const std::vector<ir::
       in.layout != ir::Layout::contiguous(output.shape()) ||
       in.buffer->bytes() < static_cast<std::size_t>(output.numel()) * itemsize(in.dtype))
     return nullptr;
+  // A kernel that checks indices may throw after it wrote part of its outputs: an eval that
+  // gathers or scatters never overwrites a buffer, so that an error leaves every tensor valid.
+  if (std::any_of(eval.order.begin(), eval.order.end(), [](const ir::NodePtr& n) {
+        return n->op() == ir::Op::gather || n->op() == ir::Op::scatter_add;
+      }))
+    return nullptr;
   if (node->pending_reads() == 0) return node.get();
   const std::vector<ir::NodePtr>& user = eval.reached.empty() ? eval.order : eval.reached;
   ir::NodeMap<bool> realized_after(outputs.size() + eval.kept.size());

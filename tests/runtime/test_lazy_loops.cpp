@@ -393,6 +393,17 @@ TEST_CASE("assign: a value that reads its target other than element for element 
   CHECK(p.to_vector<float>() == start);
 }
 
+TEST_CASE("assign: an index out of range leaves the tensor as it was") {
+  tj::Tensor p = tj::tensor<float>({4}, {1, 2, 3, 4}).copy();
+  p.eval();
+  const tj::Tensor bad = tj::tensor<std::int64_t>({4}, {0, 1, 2, 7});
+  CHECK_THROWS_AS(p.assign(p + tj::take(p, bad)), tj::Error);
+  CHECK(p.to_vector<float>() == std::vector<float>{1, 2, 3, 4});
+  const tj::Tensor good = tj::tensor<std::int64_t>({4}, {3, 2, 1, 0});
+  p.assign(p + tj::take(p, good));
+  CHECK(p.to_vector<float>() == std::vector<float>{5, 5, 5, 5});
+}
+
 TEST_CASE("assign: a gradient built over values computed before an in-place assign throws") {
   tj::Tensor p = tj::tensor<float>({2, 2}, {1, 2, 3, 4}).copy();
   p.eval();
