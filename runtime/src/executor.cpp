@@ -232,12 +232,6 @@ const ir::Node* overwritten_safely(const EvalGraph& eval, const std::vector<ir::
       in.layout != ir::Layout::contiguous(output.shape()) ||
       in.buffer->bytes() < static_cast<std::size_t>(output.numel()) * itemsize(in.dtype))
     return nullptr;
-  // A kernel that checks indices may throw after it wrote part of its outputs: an eval that
-  // gathers or scatters never overwrites a buffer, so that an error leaves every tensor valid.
-  if (std::any_of(eval.order.begin(), eval.order.end(), [](const ir::NodePtr& n) {
-        return n->op() == ir::Op::gather || n->op() == ir::Op::scatter_add;
-      }))
-    return nullptr;
   if (node->pending_reads() == 0) return node.get();
   const std::vector<ir::NodePtr>& user = eval.reached.empty() ? eval.order : eval.reached;
   ir::NodeMap<bool> realized_after(outputs.size() + eval.kept.size());
@@ -272,7 +266,7 @@ const ir::Node* overwritten_safely(const EvalGraph& eval, const std::vector<ir::
 
 bool reads_slot(const ir::Node* node, const ir::Buffer* slot) {
   const ir::Node* base = ir::view_base(node);
-  return base->op() == ir::Op::input && base->attr<ir::InputAttr>().buffer.get() == slot;
+  return slot && base->op() == ir::Op::input && base->attr<ir::InputAttr>().buffer.get() == slot;
 }
 
 // Whether the plan may write output `index` over the buffer bound to `slot`, which it reads: the
@@ -292,6 +286,12 @@ Overwrite may_overwrite(const ir::Plan& plan, std::size_t index, const ir::Buffe
       writer = s;
   if (writer == plan.steps.size()) return refused;
   const ir::Step& step = plan.steps[writer];
+  // A kernel that checks indices throws after its whole launch: one at or after the writer would
+  // leave the buffer half written. So that an error leaves every tensor valid (contract 5), the
+  // gathers and scatters must all run before.
+  for (std::size_t s = writer; s < plan.steps.size(); ++s)
+    for (const auto& node : plan.steps[s].nodes)
+      if (node->op() == ir::Op::gather || node->op() == ir::Op::scatter_add) return refused;
   if (step.kind != ir::Step::Kind::loop && step.kind != ir::Step::Kind::product) return refused;
   if (step.kind == ir::Step::Kind::product && out == step.nodes.front()) return refused;
   const ir::Layout layout = ir::Layout::contiguous(out->shape());
@@ -321,12 +321,12 @@ std::vector<ir::Value> run_graph(const ir::Graph& graph, const std::vector<ir::N
     if (placement.input) {
       auto leaf = std::find_if(leaves.begin(), leaves.end(),
                                [&](const ir::NodePtr& l) { return l.get() == placement.input; });
-      if (leaf != leaves.end()) {
-        const Overwrite rule = may_overwrite(executable->plan, placement.output,
-                                             executable->slots[static_cast<std::size_t>(leaf - leaves.begin())].get());
-        if (rule == Overwrite::refused) continue;
-        unread = rule == Overwrite::read_before;
-      }
+      // A graph that does not read the buffer has no slot for it: a null slot, read nowhere.
+      const ir::Buffer* slot =
+          leaf != leaves.end() ? executable->slots[static_cast<std::size_t>(leaf - leaves.begin())].get() : nullptr;
+      const Overwrite rule = may_overwrite(executable->plan, placement.output, slot);
+      if (rule == Overwrite::refused) continue;
+      unread = rule == Overwrite::read_before;
     }
     values.donate(executable->plan.graph.outputs[placement.output].get(), placement.buffer, unread);
     placement.offered = true;
