@@ -333,6 +333,14 @@ TEST_CASE("assign: a handle copied or a lazy graph built before the assign keeps
     CHECK(evaluated_view.to_vector<float>() == std::vector<float>{2, 3});
   }
   CHECK(p.to_vector<float>() == std::vector<float>{4, 6, 8, 10});
+  // A temporary of the assign's own statement that reads p is a handle like any other: the value
+  // goes to a new buffer (docs/contracts.md, contract 1, "assign").
+  buffer = address(p);
+  p.assign(p * 0.5f + 1.0f);
+  CHECK(address(p) != buffer);
+  CHECK(p.to_vector<float>() == std::vector<float>{3, 4, 5, 6});
+  p.assign(p * 2.0f - 2.0f);
+  CHECK(p.to_vector<float>() == std::vector<float>{4, 6, 8, 10});
   // A graph built and evaluated before reads its own buffer: the next assign writes in place.
   buffer = address(p);
   const tj::Tensor computed = p + 0.5f;
