@@ -6,11 +6,11 @@
 #include <filesystem>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include <tensorjit/ir/node.hpp>
+#include <tensorjit/ir/node_map.hpp>
 
 namespace tensorjit::detail {
 
@@ -33,7 +33,7 @@ class ValueTable {
   // The buffer donated for `node` (of at least `bytes`), or null.
   std::shared_ptr<ir::Buffer> take_donation(const ir::Node* node, std::size_t bytes);
   void drop(const ir::Node* node) { values_.erase(node); }
-  bool has(const ir::Node* node) const { return values_.count(node) != 0; }
+  bool has(const ir::Node* node) const { return values_.contains(node); }
   // The value a step put for `node` (InternalError when none).
   const ir::Value& at(const ir::Node* node) const;
   // The value of any node that needs no computation of its own here: an input, a constant (one
@@ -51,14 +51,15 @@ class ValueTable {
   const void* first_element(const ir::NodePtr& node) const;
 
  private:
-  std::unordered_map<const ir::Node*, ir::Value> values_;
-  std::unordered_map<const ir::Buffer*, std::shared_ptr<ir::Buffer>> bindings_;
+  // Address maps: a plan of a few steps keeps its values without allocating.
+  ir::NodeMap<ir::Value> values_;
+  ir::AddressMap<ir::Buffer, std::shared_ptr<ir::Buffer>> bindings_;
   struct Donated {
     const ir::Node* node;
     std::shared_ptr<ir::Buffer> buffer;
     bool unread;
   };
-  std::vector<Donated> donated_;  // usually empty
+  std::vector<Donated> donated_;  // usually empty: no allocation
 };
 
 // The address of the element at `value`'s layout offset.
