@@ -352,11 +352,14 @@ std::vector<Donated> evaluate(const std::vector<Tensor>& tensors, const std::vec
   std::vector<Donated> donated(donations.size(), Donated::none);
   std::vector<std::shared_ptr<TensorImpl>> pending;
   std::vector<ir::NodePtr> nodes;
-  std::vector<std::size_t> position(tensors.size(), tensors.size());  // in `nodes`, when evaluated
+  // The position in `nodes` of each tensor evaluated (tensors.size() when it is not), kept only
+  // when there are donations: an eval without them allocates nothing more for them.
+  std::vector<std::size_t> position;
+  if (!donations.empty()) position.assign(tensors.size(), tensors.size());
   for (std::size_t t = 0; t < tensors.size(); ++t) {
     ir::NodePtr node = node_of(tensors[t], "eval");
     if (is_materialized(node)) continue;
-    position[t] = nodes.size();
+    if (!donations.empty()) position[t] = nodes.size();
     pending.push_back(tensors[t].impl());
     nodes.push_back(std::move(node));
   }
