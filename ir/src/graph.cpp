@@ -7,9 +7,12 @@ namespace tensorjit::ir {
 
 std::vector<NodePtr> topological_order(const Graph& graph, const std::function<bool(const Node&)>& is_leaf) {
   // Iterative depth-first post-order: deep chains (thousands of ops) must not exhaust the stack.
+  // Room for a small graph up front: growing from empty would reallocate both vectors 4 times.
   std::vector<NodePtr> order;
+  order.reserve(16);
   NodeMap<bool> done;
   std::vector<std::pair<const NodePtr*, std::size_t>> stack;
+  stack.reserve(16);
   for (const auto& out : graph.outputs) {
     if (!out || done.contains(out.get())) continue;
     stack.emplace_back(&out, 0);

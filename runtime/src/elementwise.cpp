@@ -2,6 +2,7 @@
 // expand and cast nodes, so that the IR's elementwise ops see one shape and one dtype.
 #include <tensorjit/functions.hpp>
 
+#include <initializer_list>
 #include <optional>
 
 #include <tensorjit/ir/check.hpp>
@@ -24,9 +25,10 @@ ir::NodePtr cast_to(const ir::NodePtr& node, DType dtype) {
   return node->dtype() == dtype ? node : ir::make_cast(node, dtype);
 }
 
-Shape broadcast_shape(std::string_view op, const std::vector<const Tensor*>& operands) {
-  Shape shape = operands[0]->shape();
+Shape broadcast_shape(std::string_view op, std::initializer_list<const Tensor*> operands) {
+  Shape shape = (*operands.begin())->shape();
   for (const Tensor* t : operands) {
+    if (t->shape() == shape) continue;  // the usual case, without building a shape
     auto joined = ir::broadcast_shapes(shape, t->shape());
     if (!joined) {
       std::string all;

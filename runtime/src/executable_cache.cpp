@@ -174,6 +174,7 @@ std::shared_ptr<Executable> executable_for(const ir::Graph& graph, const std::ve
   KeyWriter writer;
   writer.reserve(8 * order.size());  // ~ a node's words: one allocation, not six regrowths
   leaves.clear();
+  leaves.reserve(order.size());
   for (const auto& node : order) {
     const bool argument = node->op() == ir::Op::constant && is_argument(arguments, node.get());
     position.insert(node.get(), static_cast<std::int64_t>(position.size()));

@@ -1,7 +1,12 @@
 // A loop step: the group's ops become one JIT'd kernel over the step's domain, reading each
 // input through its own strides and writing each output once, contiguously.
 #include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdlib>
+#include <memory_resource>
+#include <span>
+#include <vector>
 
 #include <tensorjit/codegen/loop_kernel.hpp>
 #include <tensorjit/ir/check.hpp>
@@ -70,8 +75,8 @@ bool read_transposed(const ir::Strides& strides) {
 // Runs a tile-form kernel over the whole domain, block by block, blocks of rows split across
 // threads. Pointers are offset to each block's first element, and the kernel reads the domain's
 // strides, but for the staged inputs, which it reads from their scratch tiles.
-void launch_tiles(const PreparedLoop& prepared, const std::vector<const void*>& inputs,
-                  const std::vector<void*>& outputs, const std::vector<std::int64_t>& output_itemsizes) {
+void launch_tiles(const PreparedLoop& prepared, std::span<const void* const> inputs, std::span<void* const> outputs,
+                  std::span<const std::int64_t> output_itemsizes) {
   const std::int64_t rows = prepared.collapsed_shape[0], columns = prepared.collapsed_shape[1];
   const std::int64_t tile_rows = prepared.tile_rows, tile_columns = prepared.tile_columns;
   const std::vector<std::int64_t> output_strides(outputs.size() * codegen::kMaxLoopRank, columns);
@@ -126,7 +131,7 @@ void launch_tiles(const PreparedLoop& prepared, const std::vector<const void*>& 
 
 // After a launch: the first index out of range the calls met, in the domain's order, as the
 // gather's tensorjit::Error.
-void throw_first_fault(const PreparedLoop& prepared, const std::vector<codegen::IndexFault>& faults) {
+void throw_first_fault(const PreparedLoop& prepared, std::span<const codegen::IndexFault> faults) {
   const codegen::IndexFault* first = nullptr;
   for (const auto& fault : faults)
     if (fault.found && (!first || fault.position < first->position)) first = &fault;
@@ -250,15 +255,21 @@ void PreparedLoop::launch(const ir::Step& step, ValueTable& values, const StepDu
   const PreparedLoop& prepared = *this;
   std::int64_t numel = 1;
   for (auto e : prepared.domain) numel *= e;
-  // The plan fixes every layout; only the buffers change from one run to the next.
-  std::vector<const void*> input_pointers;
+  // The plan fixes every layout; only the buffers change from one run to the next. The pointer
+  // lists live on the stack unless a step has hundreds of operands: a small eval's launch must not
+  // cost four allocations.
+  std::array<std::byte, 1024> arena_bytes;
+  std::pmr::monotonic_buffer_resource arena(arena_bytes.data(), arena_bytes.size());
+  std::pmr::vector<const void*> input_pointers(&arena);
   input_pointers.reserve(prepared.leaves.size());
   for (std::size_t k = 0; k < prepared.leaves.size(); ++k) {
     const void* fixed = prepared.fixed_pointers[k];
     input_pointers.push_back(fixed ? fixed : values.first_element(prepared.leaves[k]));
   }
-  std::vector<void*> output_pointers;
-  std::vector<std::int64_t> output_itemsizes;
+  std::pmr::vector<void*> output_pointers(&arena);
+  std::pmr::vector<std::int64_t> output_itemsizes(&arena);
+  output_pointers.reserve(step.outputs.size());
+  output_itemsizes.reserve(step.outputs.size());
   for (std::size_t j = 0; j < step.outputs.size(); ++j) {
     const ir::NodePtr& out = step.outputs[j];
     output_itemsizes.push_back(static_cast<std::int64_t>(itemsize(out->dtype())));
@@ -290,7 +301,7 @@ void PreparedLoop::launch(const ir::Step& step, ValueTable& values, const StepDu
 
   const std::int64_t tasks = std::min<std::int64_t>(pool_threads(), numel / kMinElementsPerTask);
   // Each call reports the first index out of range it meets in a record of its own.
-  std::vector<codegen::IndexFault> faults(static_cast<std::size_t>(std::max<std::int64_t>(tasks, 1)));
+  std::pmr::vector<codegen::IndexFault> faults(static_cast<std::size_t>(std::max<std::int64_t>(tasks, 1)), &arena);
   if (tasks <= 1) {
     args.fault = faults.data();
     function(&args, 0, numel);

@@ -21,20 +21,19 @@ ir::NodePtr ValueTable::kernel_leaf(const ir::NodePtr& read, const ir::Value& va
 }
 
 const ir::Value& ValueTable::at(const ir::Node* node) const {
-  auto it = values_.find(node);
-  TJ_INTERNAL_CHECK(it != values_.end()) << "plan: " << ir::op_name(node->op()) << " " << ir::shape_str(node->shape())
-                                         << " is read before any step computed it";
-  return it->second;
+  const ir::Value* value = values_.find(node);
+  TJ_INTERNAL_CHECK(value) << "plan: " << ir::op_name(node->op()) << " " << ir::shape_str(node->shape())
+                                << " is read before any step computed it";
+  return *value;
 }
 
 ir::Value ValueTable::resolve(const ir::NodePtr& node) const {
-  if (auto it = values_.find(node.get()); it != values_.end()) return it->second;
+  if (const ir::Value* value = values_.find(node.get())) return *value;
   switch (node->op()) {
     case ir::Op::input: {
       const auto& in = node->attr<ir::InputAttr>();
       TJ_INTERNAL_CHECK(in.buffer) << "plan: input " << ir::shape_str(in.layout.shape) << " has no buffer";
-      if (auto bound = bindings_.find(in.buffer.get()); bound != bindings_.end())
-        return ir::Value{bound->second, in.dtype, in.layout};
+      if (const auto* bound = bindings_.find(in.buffer.get())) return ir::Value{*bound, in.dtype, in.layout};
       return ir::Value{in.buffer, in.dtype, in.layout};
     }
     case ir::Op::constant: {
@@ -67,12 +66,11 @@ const void* ValueTable::first_element(const ir::NodePtr& node) const {
   auto address = [](const std::shared_ptr<ir::Buffer>& buffer, DType dtype, std::int64_t offset) -> const void* {
     return static_cast<const char*>(buffer->data()) + offset * static_cast<std::int64_t>(itemsize(dtype));
   };
-  if (auto it = values_.find(node.get()); it != values_.end())
-    return address(it->second.buffer, it->second.dtype, it->second.layout.offset);
+  if (const ir::Value* value = values_.find(node.get()))
+    return address(value->buffer, value->dtype, value->layout.offset);
   if (node->op() == ir::Op::input) {
     const auto& in = node->attr<ir::InputAttr>();
-    if (auto bound = bindings_.find(in.buffer.get()); bound != bindings_.end())
-      return address(bound->second, in.dtype, in.layout.offset);
+    if (const auto* bound = bindings_.find(in.buffer.get())) return address(*bound, in.dtype, in.layout.offset);
   }
   ir::Value value = resolve(node);
   return address(value.buffer, value.dtype, value.layout.offset);

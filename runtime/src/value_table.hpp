@@ -6,9 +6,8 @@
 #include <filesystem>
 #include <memory>
 #include <string>
-#include <unordered_map>
-
 #include <tensorjit/ir/node.hpp>
+#include <tensorjit/ir/node_map.hpp>
 
 namespace tensorjit::detail {
 
@@ -19,7 +18,7 @@ class ValueTable {
   void bind(const ir::Buffer* slot, std::shared_ptr<ir::Buffer> buffer) { bindings_[slot] = std::move(buffer); }
   void put(const ir::Node* node, ir::Value value) { values_[node] = std::move(value); }
   void drop(const ir::Node* node) { values_.erase(node); }
-  bool has(const ir::Node* node) const { return values_.count(node) != 0; }
+  bool has(const ir::Node* node) const { return values_.contains(node); }
   // The value a step put for `node` (InternalError when none).
   const ir::Value& at(const ir::Node* node) const;
   // The value of any node that needs no computation of its own here: an input, a constant (one
@@ -37,8 +36,9 @@ class ValueTable {
   const void* first_element(const ir::NodePtr& node) const;
 
  private:
-  std::unordered_map<const ir::Node*, ir::Value> values_;
-  std::unordered_map<const ir::Buffer*, std::shared_ptr<ir::Buffer>> bindings_;
+  // Address maps: a plan of a few steps keeps its values without allocating.
+  ir::NodeMap<ir::Value> values_;
+  ir::AddressMap<ir::Buffer, std::shared_ptr<ir::Buffer>> bindings_;
 };
 
 // The address of the element at `value`'s layout offset.

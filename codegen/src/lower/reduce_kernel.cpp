@@ -1,11 +1,7 @@
 // reduce_kernel.hpp's entry points: what each reduction accumulates, and the compile.
 #include <tensorjit/codegen/reduce_kernel.hpp>
 
-#include <fmt/format.h>
-#include <llvm/Support/xxhash.h>
-
-
-#include "codegen/src/jit/module_builder.hpp"
+#include "codegen/src/jit/compile_plan.hpp"
 #include "codegen/src/lower/lower_reduce.hpp"
 #include "codegen/src/lower/reduce_plan.hpp"
 
@@ -41,15 +37,8 @@ std::size_t reduce_partial_bytes(ir::Op op, DType input_dtype) {
 
 KernelHandle compile_reduce_kernel(Jit& jit, const ReduceKernelSpec& spec,
                                    const DumpRequest* dump) {
-  // The plan is copied into the builder: the Jit may run it again later for a dump.
-  ReducePlan plan = make_reduce_plan(spec);
-  std::string key = reduce_plan_text(plan);
-  std::string symbol = fmt::format("tj_reduce_{:016x}", llvm::xxh3_64bits(llvm::StringRef(key)));
-  const int vector_bits = jit.target().vector_bits;
-  ModuleBuilder builder([plan = std::move(plan), symbol, vector_bits](llvm::Module& module) {
-    build_reduce_kernel(module, plan, symbol, vector_bits);
-  });
-  return jit.get_or_compile(KernelKey{std::move(key), /*may_start_quick=*/false}, symbol, builder, dump);
+  return compile_plan(jit, "reduce", make_reduce_plan(spec), reduce_plan_text, build_reduce_kernel,
+                      /*may_start_quick=*/false, dump);
 }
 
 }  // namespace tensorjit::codegen
