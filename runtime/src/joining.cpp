@@ -37,6 +37,23 @@ std::vector<ir::NodePtr> promoted_nodes(const std::vector<Tensor>& tensors, std:
   return nodes;
 }
 
+// The joined result's element count and bytes fit in int64, checked under the function the user
+// called: the constants and concats a pad or a stack is built on would check them under their own
+// names (Node::make's check_result_size).
+void check_result_size(std::string_view op, DType dtype, const ir::Shape& shape, const std::string& operands) {
+  std::int64_t numel = 1;
+  bool elements_fit = true;
+  for (auto extent : shape) elements_fit = elements_fit && !__builtin_mul_overflow(numel, extent, &numel);
+  const auto size = static_cast<std::int64_t>(itemsize(dtype));
+  std::int64_t bytes = 0;
+  if (elements_fit && !__builtin_mul_overflow(numel, size, &bytes)) return;
+  TJ_FAIL() << op << ": the result " << dtype_name(dtype) << ir::shape_str(shape) << " of " << operands
+            << (elements_fit ? fmt::format(" is too large to allocate: {} elements of {} bytes are more than "
+                                           "2^63 - 1 bytes; make the shapes smaller",
+                                           numel, size)
+                             : " has more elements than fit in int64 (at most 2^63 - 1); make the shapes smaller");
+}
+
 }  // namespace
 
 Tensor concat(const std::vector<Tensor>& tensors, std::int64_t axis) {
@@ -55,6 +72,12 @@ Tensor concat(const std::vector<Tensor>& tensors, std::int64_t axis) {
     TJ_CHECK(matches) << "concat: tensor " << i << " of " << describe_all(tensors)
                       << " must have the rank and the extents of tensor 0 but along axis " << axis;
   }
+  ir::Shape joined = first;
+  std::int64_t& extent = joined[static_cast<std::size_t>(ax)];
+  for (std::size_t i = 1; i < nodes.size(); ++i)
+    TJ_CHECK(!__builtin_add_overflow(extent, nodes[i]->shape()[static_cast<std::size_t>(ax)], &extent))
+        << "concat: the extents along axis " << axis << " of " << describe_all(tensors) << " add up to more than 2^63 - 1";
+  check_result_size("concat", nodes.front()->dtype(), joined, describe_all(tensors));
   return wrap(ir::make_concat(std::move(nodes), ax));
 }
 
@@ -67,7 +90,9 @@ Tensor stack(const std::vector<Tensor>& tensors, std::int64_t axis) {
                                          << " must have the shape of tensor 0";
   const int ax = checked_axis(axis, static_cast<int>(first.size()) + 1, "stack", first);
   ir::Shape grown = first;
-  grown.insert(grown.begin() + ax, 1);
+  grown.insert(grown.begin() + ax, static_cast<std::int64_t>(nodes.size()));
+  check_result_size("stack", nodes.front()->dtype(), grown, describe_all(tensors));
+  grown[static_cast<std::size_t>(ax)] = 1;
   for (auto& node : nodes) node = ir::make_reshape(node, grown);
   return wrap(ir::make_concat(std::move(nodes), ax));
 }
@@ -104,6 +129,14 @@ Tensor pad(const Tensor& x, const std::vector<std::pair<std::int64_t, std::int64
   for (const auto& [before, after] : widths)
     TJ_CHECK(before >= 0 && after >= 0) << "pad: the widths (" << before << ", " << after << ") of " << describe(x)
                                         << " must not be negative (numpy.pad); crop with slice instead";
+  ir::Shape padded = node->shape();
+  for (std::size_t d = 0; d < rank; ++d) {
+    const auto [before, after] = widths.size() == 1 ? widths.front() : widths[d];
+    TJ_CHECK(!__builtin_add_overflow(padded[d], before, &padded[d]) && !__builtin_add_overflow(padded[d], after, &padded[d]))
+        << "pad: the widths (" << before << ", " << after << ") of axis " << d << " of " << describe(x)
+        << " make it longer than 2^63 - 1 elements";
+  }
+  check_result_size("pad", node->dtype(), padded, describe(x));
   const ir::Scalar fill = ir::Scalar::of(node->dtype(), value);
   for (std::size_t d = 0; d < rank; ++d) {
     const auto [before, after] = widths.size() == 1 ? widths.front() : widths[d];

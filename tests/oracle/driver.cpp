@@ -12,12 +12,14 @@
 // eval of all of them, and `fused_<name>` for each `out`, from an eval of the outputs alone (as a
 // user would write it, fused); a bf16 value as its f32, with `bf16_<name>`. Each statement that
 // reads drawn indices then runs with one index outside its axis, and must throw tensorjit::Error
-// naming its op (exit 2 otherwise). The program text is written before it runs, so a crash leaves a
+// naming its op, and each statement of a joining op runs with invalid arguments (oracle_ops.hpp,
+// Misuse), which must throw tensorjit::Error naming the user's function (exit 2 otherwise). The program text is written before it runs, so a crash leaves a
 // .txt without its .npz that names the seed. Exit codes: 0 ran; 2 an eval threw (the message on
 // stderr, a finding); 3 the program is not one tensorjit accepts (a minimizer's edit that broke it).
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <typeinfo>
 
 #include "generate.hpp"
 #include "inputs.hpp"
@@ -84,6 +86,31 @@ std::string check_index_errors(const Program& program, const std::map<std::strin
   return "";
 }
 
+// Each statement of an op with a `misuse` row (the joining ops) is called again with invalid
+// arguments made from its operands: each call must throw tensorjit::Error naming the user's
+// function, when it is built or else when it is evaluated. Returns "" when every one did.
+std::string check_misuses(const Program& program, const std::map<std::string, tj::Tensor>& values) {
+  for (const Statement& s : program.statements) {
+    if (s.op == "input" || !find_op(s.op).misuse) continue;
+    Operands operands;
+    for (const std::string& name : s.operands) operands.push_back(values.at(name));
+    for (const Misuse& misuse : find_op(s.op).misuse(operands, s)) {
+      const std::string where = s.name + " (" + s.op + ") with " + misuse.what;
+      try {
+        tj::eval({misuse.call()});
+      } catch (const tj::Error& e) {
+        if (std::string(e.what()).find(misuse.function + ":") == std::string::npos)
+          return where + " threw without naming " + misuse.function + ": " + e.what();
+        continue;
+      } catch (const std::exception& e) {
+        return where + " threw a " + typeid(e).name() + ", not tensorjit::Error: " + e.what();
+      }
+      return where + " was accepted";
+    }
+  }
+  return "";
+}
+
 int run(const Program& program, const std::string& out_path, std::string& message) {
   std::map<std::string, tj::Tensor> inputs, fused, each;
   std::vector<tj::Tensor> outputs, all;
@@ -119,6 +146,7 @@ int run(const Program& program, const std::string& out_path, std::string& messag
     for (const std::string& name : program.outputs) save("fused_", name, fused.at(name));
     tj::save_npz(out_path, saved);
     message = check_index_errors(program, each);
+    if (message.empty()) message = check_misuses(program, each);
     if (!message.empty()) return 2;
   } catch (const std::exception& e) {
     message = std::string("eval threw: ") + e.what();

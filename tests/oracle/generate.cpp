@@ -72,9 +72,17 @@ std::size_t pick_operand(Rng& rng, Pick pick, const std::vector<tj::Tensor>& val
   for (std::size_t i = 0; i < values.size(); ++i) {
     const tj::Shape& s = values[i].shape();
     const tj::Shape& f = first.shape();
-    const bool fits = pick == Pick::matmul
-                          ? f.size() >= 1 && s.size() >= 1 && s[s.size() >= 2 ? s.size() - 2 : 0] == f.back()
-                          : s.size() <= f.size() && std::equal(s.rbegin(), s.rend(), f.rbegin());
+    bool fits = false;
+    if (pick == Pick::matmul) {
+      fits = f.size() >= 1 && s.size() >= 1 && s[s.size() >= 2 ? s.size() - 2 : 0] == f.back();
+    } else if (pick == Pick::same) {
+      fits = s == f;
+    } else if (pick == Pick::join) {  // one rank, at most one extent differing
+      fits = s.size() == f.size() && !f.empty();
+      for (std::size_t d = 0, differ = 0; fits && d < f.size(); ++d) fits = (differ += s[d] != f[d]) <= 1;
+    } else {
+      fits = s.size() <= f.size() && std::equal(s.rbegin(), s.rend(), f.rbegin());
+    }
     if (fits) fitting.push_back(i);
   }
   if (pick != Pick::any && !fitting.empty() && std::bernoulli_distribution(0.8)(rng)) return fitting[below(rng, fitting.size())];

@@ -1,6 +1,8 @@
 #include "oracle_ops.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace oracle {
@@ -236,6 +238,145 @@ std::vector<Fresh> one_hot_fresh(Rng& rng, const Operands&, const Attrs& attrs) 
   return {{index_dtype(rng), shape, std::stoll(attrs.at("classes"))}};
 }
 
+// ---- joining: concat, stack, split, pad (docs/indexing.md, "Joining") ----
+std::int64_t normalized(std::int64_t axis, std::int64_t rank) { return axis < 0 ? axis + rank : axis; }
+
+// concat: an axis along which the operands agree on every other extent.
+Attrs concat_attrs(Rng& rng, const Operands& x) {
+  const tj::Shape& first = x[0].shape();
+  std::vector<std::int64_t> axes;
+  for (std::size_t d = 0; d < first.size(); ++d) {
+    bool fits = true;
+    for (const tj::Tensor& t : x)
+      for (std::size_t e = 0; e < first.size(); ++e) fits = fits && t.rank() == x[0].rank() && (e == d || t.shape()[e] == first[e]);
+    if (fits) axes.push_back(static_cast<std::int64_t>(d));
+  }
+  if (axes.empty()) throw tj::Error("concat: no axis along which the operands join");
+  const std::int64_t axis = axes[static_cast<std::size_t>(uniform(rng, 0, static_cast<std::int64_t>(axes.size()) - 1))];
+  return {{"axis", std::to_string(coin(rng) ? axis : axis - x[0].rank())}};
+}
+// concat_new: the operand and two new inputs of its shape but along the axis (0 to n elements
+// there), of its dtype or another (promotion), in any layout and distribution.
+Attrs concat_new_attrs(Rng& rng, const Operands& x) {
+  if (x[0].rank() == 0) throw tj::Error("concat: a 0-d operand has no axis");
+  return axis_attrs(rng, x);
+}
+std::vector<Fresh> concat_new_fresh(Rng& rng, const Operands& x, const Attrs& attrs) {
+  std::vector<Fresh> parts;
+  for (int i = 0; i < 2; ++i) {
+    tj::Shape shape = x[0].shape();
+    std::int64_t& extent = shape[static_cast<std::size_t>(normalized(axis_attr(attrs), x[0].rank()))];
+    extent = std::vector<std::int64_t>{0, 1, 2, 3, 7, extent, extent}[static_cast<std::size_t>(uniform(rng, 0, 6))];
+    parts.push_back({coin(rng) ? x[0].dtype() : parse_dtype(kDTypes[uniform(rng, 0, 6)]), shape});
+  }
+  return parts;
+}
+// A broadcast view of 2^62 bytes (allowed): two of them joined are too large to allocate.
+tj::Tensor too_big_to_join(tj::DType dtype) {
+  return tj::zeros({1}, dtype).expand({(std::int64_t{1} << 62) / static_cast<std::int64_t>(tj::itemsize(dtype))});
+}
+std::vector<Misuse> concat_misuse(const Operands& x, const Statement& s) {
+  const std::int64_t rank = x[0].rank();
+  const tj::Tensor a = x[0], b = x[1];
+  const std::int64_t axis = integer(s, "axis");
+  std::vector<Misuse> misuses = {
+      {"concat", "axis = rank", [=] { return tj::concat({a, b}, rank); }},
+      {"concat", "axis = -rank - 1", [=] { return tj::concat({a, b}, -rank - 1); }},
+      {"concat", "no tensor", [] { return tj::concat({}, 0); }},
+      {"concat", "a 0-d tensor", [=] { return tj::concat({a, tj::scalar(1.0f)}, axis); }},
+      {"concat", "a tensor of another rank", [=] { return tj::concat({a, b.unsqueeze(0)}, axis); }},
+  };
+  const tj::Tensor big = too_big_to_join(a.dtype());
+  misuses.push_back({"concat", "a result too large to allocate", [=] { return tj::concat({big, big}, 0); }});
+  if (rank >= 2) {  // another extent on an axis other than the joined one
+    tj::Shape other = b.shape();
+    other[static_cast<std::size_t>(normalized(axis, rank) == 0 ? 1 : 0)] += 1;
+    misuses.push_back({"concat", "another extent off the axis", [=] { return tj::concat({a, tj::zeros(other, b.dtype())}, axis); }});
+  }
+  return misuses;
+}
+
+// stack: a new axis in [-(rank + 1), rank].
+Attrs stack_attrs(Rng& rng, const Operands& x) {
+  return {{"axis", std::to_string(uniform(rng, -x[0].rank() - 1, x[0].rank()))}};
+}
+std::vector<Misuse> stack_misuse(const Operands& x, const Statement& s) {
+  const std::int64_t rank = x[0].rank();
+  const tj::Tensor a = x[0], b = x[1];
+  const std::int64_t axis = integer(s, "axis");
+  const tj::Tensor big = too_big_to_join(a.dtype());
+  return {{"stack", "a result too large to allocate", [=] { return tj::stack({big, big}, 0); }},
+          {"stack", "axis = rank + 1", [=] { return tj::stack({a, b}, rank + 1); }},
+          {"stack", "axis = -rank - 2", [=] { return tj::stack({a, b}, -rank - 2); }},
+          {"stack", "no tensor", [] { return tj::stack({}, 0); }},
+          {"stack", "another shape", [=] { return tj::stack({a, b.unsqueeze(0)}, axis); }}};
+}
+
+// split: sizes that add up to the axis's extent (some 0), and which piece the statement is;
+// split_concat: the pieces joined in reverse order along the same axis.
+Attrs split_attrs(Rng& rng, const Operands& x) {
+  if (x[0].rank() == 0) throw tj::Error("split: a 0-d operand has no axis");
+  const std::int64_t axis = draw_axis(rng, x[0]);
+  std::int64_t left = extent_at(x[0], axis);
+  std::vector<std::int64_t> sizes;
+  const std::int64_t pieces = uniform(rng, 1, 4);
+  for (std::int64_t i = 0; i + 1 < pieces; ++i) {
+    sizes.push_back(coin(rng, 0.2) ? 0 : uniform(rng, 0, left));
+    left -= sizes.back();
+  }
+  sizes.push_back(left);
+  std::shuffle(sizes.begin(), sizes.end(), rng);
+  return {{"axis", std::to_string(axis)}, {"sizes", list_text(sizes)}, {"part", std::to_string(uniform(rng, 0, pieces - 1))}};
+}
+tj::Tensor split_concat(const Operands& x, S s) {
+  std::vector<tj::Tensor> parts = tj::split(x[0], parse_list(s.attr("sizes")), integer(s, "axis"));
+  std::reverse(parts.begin(), parts.end());
+  return tj::concat(parts, integer(s, "axis"));
+}
+std::vector<Misuse> split_misuse(const Operands& x, const Statement& s) {
+  const tj::Tensor a = x[0];
+  const std::int64_t rank = a.rank(), axis = integer(s, "axis"), n = extent_at(a, axis);
+  const std::vector<std::int64_t> sizes = parse_list(s.attr("sizes"));
+  std::vector<std::int64_t> more = sizes;
+  more.back() += 1;
+  const std::vector<std::int64_t> negative = {n + 1, -1};  // adding up to n, one negative
+  return {{"split", "sizes adding up to n + 1", [=] { return tj::split(a, more, axis)[0]; }},
+          {"split", "a negative size", [=] { return tj::split(a, negative, axis)[0]; }},
+          {"split", "axis = rank", [=] { return tj::split(a, sizes, rank)[0]; }},
+          {"split", "axis = -rank - 1", [=] { return tj::split(a, sizes, -rank - 1)[0]; }},
+          {"split", "a 0-d tensor", [=] { return tj::split(a.sum(), {1}, 0)[0]; }}};
+}
+
+// pad: (before, after) per axis, or one pair for every axis; a value of any kind (a cast converts
+// it to x's dtype: NaN, infinities and out-of-range values among them).
+std::vector<std::pair<std::int64_t, std::int64_t>> widths_of(S s) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> widths;
+  const std::vector<std::int64_t> flat = parse_list(s.attr("widths"));
+  for (std::size_t i = 0; i + 1 < flat.size(); i += 2) widths.emplace_back(flat[i], flat[i + 1]);
+  return widths;
+}
+Attrs pad_attrs(Rng& rng, const Operands& x) {
+  if (x[0].rank() == 0) throw tj::Error("pad: a 0-d operand has no axis");
+  const std::int64_t pairs = coin(rng, 0.25) ? 1 : x[0].rank();
+  std::vector<std::int64_t> widths;
+  for (std::int64_t i = 0; i < 2 * pairs; ++i) widths.push_back(std::vector<std::int64_t>{0, 0, 1, 2, 3, 7, 33}[static_cast<std::size_t>(uniform(rng, 0, 6))]);
+  const double values[] = {0, -0.0, 1, -2.5, 0.5, 7, 1e10, -1e10, 3e38, 70000, 1e-45, NAN, INFINITY, -INFINITY};
+  return {{"widths", list_text(widths)}, {"value", number_text(values[uniform(rng, 0, 13)])}};
+}
+std::vector<Misuse> pad_misuse(const Operands& x, const Statement& s) {
+  const tj::Tensor a = x[0];
+  auto widths = widths_of(s);
+  auto negative = widths, more = widths, huge = widths;
+  negative.back().second = -1;
+  more.insert(more.end(), widths.size() == 1 ? static_cast<std::size_t>(a.rank()) : 1, {0, 0});
+  huge.back() = {std::numeric_limits<std::int64_t>::max(), 1};
+  const double value = real(s, "value");
+  return {{"pad", "a negative width", [=] { return tj::pad(a, negative, value); }},
+          {"pad", "more pairs than axes", [=] { return tj::pad(a, more, value); }},
+          {"pad", "widths that overflow int64", [=] { return tj::pad(a, huge, value); }},
+          {"pad", "a 0-d tensor", [=] { return tj::pad(a.sum(), {{1, 1}}, value); }}};
+}
+
 #define UNARY(op) {#op, 1, Pick::any, no_attrs, [](const Operands& x, S) { return tj::op(x[0]); }}
 #define BINARY(name, expr) {#name, 2, Pick::broadcast, no_attrs, [](const Operands& x, S) { return expr; }}
 #define WITH_SCALAR(name, expr) \
@@ -332,6 +473,19 @@ const std::vector<OracleOp> kOps = {
     {"detach", 1, Pick::any, no_attrs, [](const Operands& x, S) { return x[0].detach(); }},
     {"contiguous", 1, Pick::any, no_attrs, [](const Operands& x, S) { return x[0].contiguous(); }},
     {"copy", 1, Pick::any, no_attrs, [](const Operands& x, S) { return x[0].copy(); }},
+    // joining (concat_new's operands after the first are new inputs: other extents, dtypes, layouts)
+    {"concat", 2, Pick::join, concat_attrs, [](const Operands& x, S s) { return tj::concat({x[0], x[1]}, integer(s, "axis")); },
+     nullptr, 0, concat_misuse},
+    {"concat_new", 1, Pick::any, concat_new_attrs, [](const Operands& x, S s) {
+       return tj::concat({x[0], x[1], x[2]}, integer(s, "axis")); }, concat_new_fresh, 2, concat_misuse},
+    {"stack", 2, Pick::same, stack_attrs, [](const Operands& x, S s) { return tj::stack({x[0], x[1]}, integer(s, "axis")); },
+     nullptr, 0, stack_misuse},
+    {"split", 1, Pick::any, split_attrs, [](const Operands& x, S s) {
+       return tj::split(x[0], parse_list(s.attr("sizes")), integer(s, "axis"))[static_cast<std::size_t>(integer(s, "part"))]; },
+     nullptr, 0, split_misuse},
+    {"split_concat", 1, Pick::any, split_attrs, split_concat, nullptr, 0, split_misuse},
+    {"pad", 1, Pick::any, pad_attrs, [](const Operands& x, S s) { return tj::pad(x[0], widths_of(s), real(s, "value")); },
+     nullptr, 0, pad_misuse},
 };
 
 }  // namespace
@@ -345,7 +499,7 @@ const std::vector<std::string>& differentiable_ops() {
       "rsub_scalar", "mul_scalar", "clamp", "sum", "prod", "mean", "max", "min", "var", "std", "logsumexp", "cumsum",
       "sort", "topk_values", "matmul", "softmax", "log_softmax", "layernorm", "rmsnorm", "mse_loss", "reshape",
       "permute", "transpose", "expand", "slice", "flip", "squeeze", "unsqueeze", "copy", "contiguous", "tril", "triu",
-      "take", "take_along_axis", "index_add", "scatter_add"};
+      "take", "take_along_axis", "index_add", "scatter_add", "concat", "stack", "split", "split_concat", "pad"};
   return names;
 }
 

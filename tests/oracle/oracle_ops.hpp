@@ -6,6 +6,7 @@
 
 #include <tensorjit/tensorjit.hpp>
 
+#include <functional>
 #include <map>
 #include <random>
 #include <string>
@@ -21,8 +22,10 @@ using Attrs = std::map<std::string, std::string>;
 using Rng = std::mt19937_64;
 
 // How the generator picks operands after the first: any value, or preferably one that broadcasts
-// against the first (same shape or a suffix of it), or a matmul's right operand.
-enum class Pick { any, broadcast, matmul };
+// against the first (same shape or a suffix of it), a matmul's right operand, one of the first's
+// shape (stack), or one of its rank whose extents differ from the first's along one axis at most
+// (concat).
+enum class Pick { any, broadcast, matmul, same, join };
 
 // An operand that no earlier value could be: a new input statement of this dtype and shape,
 // drawn after the op's attributes. `index_bound` n > 0 makes it indices, uniform in [-n, n)
@@ -31,6 +34,15 @@ struct Fresh {
   tj::DType dtype;
   tj::Shape shape;
   std::int64_t index_bound = 0;
+};
+
+// A call with invalid arguments (a bad axis, a shape mismatch, a negative width) made from a
+// statement's operands: it must throw tensorjit::Error whose message names the user's
+// `function` ("pad: ..."), which the driver checks for every statement of the op.
+struct Misuse {
+  std::string function;
+  std::string what;
+  std::function<tj::Tensor()> call;
 };
 
 struct OracleOp {
@@ -45,6 +57,7 @@ struct OracleOp {
   tj::Tensor (*build)(const Operands& operands, const Statement& statement);
   std::vector<Fresh> (*fresh)(Rng& rng, const Operands& operands, const Attrs& attrs) = nullptr;
   int fresh_count = 0;  // how many `fresh` makes, for the driver's operand count
+  std::vector<Misuse> (*misuse)(const Operands& operands, const Statement& statement) = nullptr;
 };
 
 const std::vector<OracleOp>& oracle_ops();

@@ -639,6 +639,53 @@ def one_hot_value(args, attrs):
     return cast(hot, creation_dtype(args, attrs))
 
 
+# ---- joining: numpy.concatenate, stack, split and pad; dtypes as torch.cat and torch.stack promote ----
+
+def concat_dtype(args, attrs):
+    return np.dtype(to_np_dtype(torch.cat([tt(a) for a in args], int(attrs['axis'])).dtype))
+
+
+def concat_value(args, attrs):
+    d = concat_dtype(args, attrs)
+    return np.concatenate([cast(a, d) for a in args], axis=int(attrs['axis']))
+
+
+def stack_dtype(args, attrs):
+    return np.dtype(to_np_dtype(torch.stack([tt(a) for a in args], int(attrs['axis'])).dtype))
+
+
+def stack_value(args, attrs):
+    d = stack_dtype(args, attrs)
+    return np.stack([cast(a, d) for a in args], axis=int(attrs['axis']))
+
+
+def split_pieces(args, attrs):
+    """numpy.split at the running sums of the sizes; torch.split(x, sizes) must give the same pieces."""
+    x, sizes, axis = args[0], ints(attrs['sizes']), int(attrs['axis'])
+    pieces = np.split(x, np.cumsum(sizes)[:-1], axis=axis)
+    torch_shapes = [tuple(p.shape) for p in torch.split(tt(x), sizes, axis)]
+    assert torch_shapes == [p.shape for p in pieces], f'numpy.split gives {[p.shape for p in pieces]}, torch.split {torch_shapes}'
+    return pieces
+
+
+def pad_widths(args, attrs):
+    flat = ints(attrs['widths'])
+    pairs = [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
+    return pairs * args[0].ndim if len(pairs) == 1 else pairs
+
+
+def pad_value(args, attrs):
+    """numpy.pad(mode='constant') with the value converted to x's dtype as astype converts it."""
+    x = args[0]
+    fill = cast_value([np.array(float(attrs['value']))], {'dtype': dtype_name(x.dtype)})
+    out = np.pad(x, pad_widths(args, attrs), mode='constant', constant_values=np.array(fill, dtype=x.dtype))
+    return out
+
+
+def dtype_name(dtype):
+    return next(k for k, v in ALL_DTYPES.items() if np.dtype(v) == np.dtype(dtype))
+
+
 F = unary_float
 B = exact_binary
 S = exact_scalar
@@ -768,6 +815,13 @@ OPS = {
     'detach': Row(same, lambda a, t: a[0]),
     'contiguous': Row(same, lambda a, t: a[0]),
     'copy': Row(same, lambda a, t: a[0]),
+    # joining: bits moved, NaN payloads and -0.0 kept
+    'concat': Row(concat_dtype, concat_value),
+    'concat_new': Row(concat_dtype, concat_value),
+    'stack': Row(stack_dtype, stack_value),
+    'split': Row(same, lambda a, t: split_pieces(a, t)[int(t['part'])]),
+    'split_concat': Row(same, lambda a, t: np.concatenate(split_pieces(a, t)[::-1], axis=int(t['axis']))),
+    'pad': Row(same, pad_value),
 }
 
 
@@ -888,6 +942,19 @@ def t_topk(x, axis, attrs):
 
 F_ = torch.nn.functional
 
+def t_split(a, attrs):
+    return torch.split(a[0], ints(attrs['sizes']), int(attrs['axis']))
+
+
+def t_pad(a, attrs):
+    """numpy.pad's order of axes (F.pad lists the last axis first); the value as the dtype converts it."""
+    x = a[0]
+    flat = []
+    for before, after in reversed(pad_widths([x], attrs)):
+        flat += [before, after]
+    return F_.pad(x, flat, mode='constant', value=float(attrs['value']))
+
+
 GRAD_OPS = {
     'neg': lambda a, t: -a[0],
     'abs': lambda a, t: torch.abs(a[0]),
@@ -949,4 +1016,9 @@ GRAD_OPS = {
     'take_along_axis': t_take_along,
     'index_add': t_index_add,
     'scatter_add': t_scatter_add,
+    'concat': lambda a, t: torch.cat(a, int(t['axis'])),
+    'stack': lambda a, t: torch.stack(a, int(t['axis'])),
+    'split': lambda a, t: t_split(a, t)[int(t['part'])],
+    'split_concat': lambda a, t: torch.cat(t_split(a, t)[::-1], int(t['axis'])),
+    'pad': t_pad,
 }

@@ -148,6 +148,19 @@ TEST_SUITE("runtime") {
     CHECK_THROWS_WITH_AS(tj::pad(tj::zeros({2, 3}), {{1, 1}, {0, 0}, {0, 0}}), doctest::Contains("pad: 3 (before, after) pairs"), tj::Error);
   }
 
+  TEST_CASE("joining: a result too large names the function the user called, not the op it is built on") {
+    // The oracle found these naming `constant` or `concat`: pad and stack build on constants and
+    // concats, whose own checks ran first.
+    constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+    CHECK_THROWS_WITH_AS(tj::pad(tj::zeros({1}), {{kMax - 1, 1}}), doctest::Contains("pad: the widths (9223372036854775806, 1) of axis 0"), tj::Error);
+    CHECK_THROWS_WITH_AS(tj::pad(tj::zeros({2, 3}), {{kMax, 1}, {0, 0}}), doctest::Contains("pad: the widths (9223372036854775807, 1) of axis 0"), tj::Error);
+    CHECK_THROWS_WITH_AS(tj::pad(tj::zeros({2, 3}), {{0, 0}, {kMax / 2, 0}}), doctest::Contains("pad: the result f32[2, 4611686018427387906] of f32[2, 3] has more elements"), tj::Error);
+    CHECK_THROWS_WITH_AS(tj::pad(tj::zeros({3}, tj::f64), {{std::int64_t{1} << 61, 0}}), doctest::Contains("pad: the result f64[2305843009213693955] of f64[3] is too large to allocate"), tj::Error);
+    const tj::Tensor big = tj::zeros({1}, tj::i32).expand({std::int64_t{1} << 60});  // 2^62 bytes: allowed
+    CHECK_THROWS_WITH_AS(tj::stack({big, big}), doctest::Contains("stack: the result i32[2, 1152921504606846976] of"), tj::Error);
+    CHECK_THROWS_WITH_AS(tj::concat({big, big}), doctest::Contains("concat: the result i32[2305843009213693952] of"), tj::Error);
+  }
+
   TEST_CASE("joining: NumPy's concatenate, stack, split and pad (and torch.cat's promotion) give the same bits") {
     std::mt19937_64 rng(5);
     const tj::Tensor x = random_values(rng, {4, 6, 5}, tj::f32);
