@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include <tensorjit/ir/check.hpp>
+#include <tensorjit/ir/f32_form.hpp>
 
 namespace tensorjit::ir {
 namespace {
@@ -49,6 +50,17 @@ class Planner {
                user->op() != Op::concat;
       });
       if (graph_outputs_.count(node.get()) || read_from_memory) written_iotas_.insert(node.get());
+    }
+    // A widening cast of f16/bf16 read only by matmuls is left to them: their GEMM converts its
+    // operand in the packing (fuse.hpp). Not over an iota, which a GEMM cannot read unwritten.
+    for (const auto& node : order_) {
+      if (!widens_storage_float(*node) || graph_outputs_.count(node.get()) || node->input(0)->op() == Op::iota)
+        continue;
+      const auto& users = users_[node.get()];
+      const bool only_products = !users.empty() && std::all_of(users.begin(), users.end(), [](const Node* user) {
+        return user->op() == Op::matmul;
+      });
+      if (only_products) converted_by_products_.insert(node.get());
     }
   }
 
@@ -95,13 +107,17 @@ class Planner {
     }
   }
 
+  // A loop step computes `node`: an elementwise op or a gather, unless it is a cast the matmuls
+  // reading it convert themselves.
+  bool in_loop(const Node& node) const { return is_loop_op(node) && !converted_by_products_.count(&node); }
+
   std::vector<Step> group_loops() {
     UnionFind groups(order_.size());
     for (const auto& node : order_) {
-      if (!is_loop_op(*node)) continue;
+      if (!in_loop(*node)) continue;
       for (std::size_t k = 0; k < node->inputs().size(); ++k) {
         const NodePtr& in = node->input(static_cast<int>(k));
-        if (reads_in_loop(*node, k) && is_loop_op(*in) && depth_[in.get()] == depth_[node.get()] &&
+        if (reads_in_loop(*node, k) && in_loop(*in) && depth_[in.get()] == depth_[node.get()] &&
             in->shape() == node->shape())
           groups.join(position_[in.get()], position_[node.get()]);
       }
@@ -109,7 +125,7 @@ class Planner {
     std::unordered_map<std::size_t, std::vector<NodePtr>> members;
     std::vector<std::size_t> roots;
     for (const auto& node : order_) {
-      if (!is_loop_op(*node)) continue;
+      if (!in_loop(*node)) continue;
       std::size_t root = groups.find(position_[node.get()]);
       if (!members.count(root)) roots.push_back(root);
       members[root].push_back(node);
@@ -141,6 +157,8 @@ class Planner {
         if (inside.count(user)) continue;
         if (is_movement(user->op())) reason = fmt::format("read through a view by %{}", position_[user]);
         else if (user->op() == Op::gather && user->input(0) == n) reason = fmt::format("gathered from by %{}", position_[user]);
+        else if (converted_by_products_.count(user))
+          reason = fmt::format("operand of matmul, converted to f32 by its GEMM's packing (cast %{})", position_[user]);
         else if (is_single_op(*user)) reason = fmt::format("operand of {} %{}", op_name(user->op()), position_[user]);
         else if (was_cut) reason = fmt::format("group cut at {} ops, read by %{}", kMaxGroupNodes, position_[user]);
         else reason = fmt::format("read by another kernel at %{}", position_[user]);
@@ -265,6 +283,7 @@ class Planner {
   std::unordered_map<const Node*, std::vector<const Node*>> users_;
   std::unordered_map<const Node*, int> depth_;
   std::unordered_set<const Node*> written_iotas_;
+  std::unordered_set<const Node*> converted_by_products_;
 };
 
 }  // namespace

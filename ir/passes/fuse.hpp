@@ -17,6 +17,9 @@
 //     parts are the loop steps whose every output is one of its operands, read by nothing else;
 //     they write those outputs in place into the concat's buffer, and the runtime copies the other
 //     operands there (docs/architecture.md, "Joining").
+// A cast of an f16/bf16 value to f32 that only matmuls read (their f32 form, f32_form.hpp) is in no
+// step: the GEMM converts the value as it packs it (f32_form.hpp's widens_storage_float), so the
+// value itself is the one materialised, in 16 bits, when a step computes it.
 // A value is materialised only at a graph output, at a single step's operand, or where another
 // group reads it; each such decision is recorded with its reason. Groups are cut where a path
 // between two elementwise ops leaves the group through a single step (that would be a cycle), and

@@ -38,10 +38,12 @@ std::optional<Rows> rows_of(const Step& step) {
 bool reads_sources_only(const Step& step, const std::unordered_set<const Node*>& written) {
   std::unordered_set<const Node*> inside;
   for (const auto& node : step.nodes) inside.insert(node.get());
+  bool only_sources = true;
   for (const auto& node : step.nodes)
-    for (const auto& in : node->inputs())
-      if (!inside.count(in.get()) && written.count(view_base(in.get()))) return false;
-  return true;
+    for_each_read(*node, [&](const NodePtr& in) {
+      if (!inside.count(in.get()) && written.count(view_base(in.get()))) only_sources = false;
+    });
+  return only_sources;
 }
 
 // The plan with each loop step that reads only sources moved to just before the first step that
@@ -63,7 +65,7 @@ Plan with_source_loops_late(const Plan& plan) {
     }
     std::unordered_set<const Node*> read;
     for (const auto& node : step.nodes)
-      for (const auto& in : node->inputs()) read.insert(view_base(in.get()));
+      for_each_read(*node, [&](const NodePtr& in) { read.insert(view_base(in.get())); });
     for (auto it = held.begin(); it != held.end();) {
       const bool needed = std::any_of((*it)->outputs.begin(), (*it)->outputs.end(),
                                       [&](const NodePtr& out) { return read.count(out.get()) != 0; });
@@ -169,11 +171,10 @@ class RowFuser {
 
   static bool reads(const Step& step, const std::unordered_set<const Node*>& values) {
     if (values.empty()) return false;
+    bool any = false;
     for (const auto& node : step.nodes)
-      for (const auto& in : node->inputs()) {
-        if (values.count(view_base(in.get()))) return true;
-      }
-    return false;
+      for_each_read(*node, [&](const NodePtr& in) { any = any || values.count(view_base(in.get())) != 0; });
+    return any;
   }
 
   static void note_writes(const Step& step, std::unordered_set<const Node*>& values) {

@@ -24,4 +24,8 @@ NodePtr f32_form(const Node& node) {
   return is_floating(node.dtype()) ? make_cast(std::move(in_f32), node.dtype()) : in_f32;
 }
 
+bool widens_storage_float(const Node& node) {
+  return node.op() == Op::cast && node.dtype() == DType::f32 && is_storage_float(node.input(0)->dtype());
+}
+
 }  // namespace tensorjit::ir

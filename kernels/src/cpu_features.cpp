@@ -16,7 +16,9 @@ const CpuFeatures& cpu_features() {
   static const CpuFeatures features = [] {
     __builtin_cpu_init();
     CpuFeatures detected;
-    detected.avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    // isa_avx2.cpp is compiled with -mavx2 -mfma -mf16c (F16C converts f16 operands as they are
+    // packed; every AVX2 CPU has it).
+    detected.avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
     // isa_avx512.cpp is compiled with -mavx512f -mavx512vl -mavx512dq -mavx512bw (and FMA).
     detected.avx512 = detected.avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
                       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");

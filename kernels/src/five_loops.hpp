@@ -17,6 +17,9 @@
 // k is never split: the first KC block starts every chain from +0, later blocks continue it from
 // the value the previous block stored, so each element is one FMA chain in increasing k.
 //
+// A 16-bit operand (f16 or bf16 storage) is converted to f32 by the packing as it copies it into the
+// panels: the micro-kernels see f32 panels either way.
+//
 // Internal linkage: instantiated per ISA unit with that unit's flags (see simd.hpp).
 #pragma once
 
@@ -113,6 +116,9 @@ void gemm_five_loops(const detail::RegionProblem<T>& problem) {
   const detail::Blocking& blocking = problem.blocking;
   T* packed_a = problem.workspace;
   T* packed_b = problem.workspace + detail::packed_a_elements<T>(blocking, m, k);
+  // 16-bit operands are converted as they are packed.
+  const PackSource<T> a_source{problem.a, problem.a_narrow, problem.a_storage};
+  const PackSource<T> b_source{problem.b, problem.b_narrow, problem.b_storage};
 
   for (std::int64_t jc = 0; jc < n; jc += blocking.nc) {
     const std::int64_t nc = std::min(blocking.nc, n - jc);
@@ -120,11 +126,11 @@ void gemm_five_loops(const detail::RegionProblem<T>& problem) {
       const std::int64_t kc = std::min(blocking.kc, k - pc);
       const bool accumulate = pc > 0;
       const bool last_block = pc + kc == k;
-      pack_block<NR>(nc, kc, problem.b + pc * problem.b_row_stride + jc * problem.b_col_stride,
+      pack_block<NR>(nc, kc, b_source.at(pc * problem.b_row_stride + jc * problem.b_col_stride),
                      problem.b_col_stride, problem.b_row_stride, packed_b);
       for (std::int64_t ic = 0; ic < m; ic += blocking.mc) {
         const std::int64_t mc = std::min(blocking.mc, m - ic);
-        pack_block<MR>(mc, kc, problem.a + ic * problem.a_row_stride + pc * problem.a_col_stride,
+        pack_block<MR>(mc, kc, a_source.at(ic * problem.a_row_stride + pc * problem.a_col_stride),
                        problem.a_row_stride, problem.a_col_stride, packed_a);
         macro_kernel<T, Kernel>(problem, ic, jc, mc, nc, kc, packed_a, packed_b, accumulate, last_block);
       }

@@ -86,7 +86,12 @@ template <class T>
 bool takes_unpacked_path(const GemmArgs<T>& args, const Blocking& blocking, const GemmOptions& options) {
   if (!options.allow_unpacked_path || args.k == 0) return false;
   constexpr std::int64_t bytes = sizeof(T);
-  if (args.b.col_stride != 1 && product_of({args.k, args.n + blocking.nr, bytes}) > unpacked_path_bytes) return false;
+  // B with strided rows or stored in 16 bits is packed whole; A stored in 16 bits is converted
+  // whole: each must fit in L2.
+  if ((args.b.col_stride != 1 || args.b.storage != Storage::native) &&
+      product_of({args.k, args.n + blocking.nr, bytes}) > unpacked_path_bytes)
+    return false;
+  if (args.a.storage != Storage::native && product_of({args.m, args.k, bytes}) > unpacked_path_bytes) return false;
   if (args.m <= blocking.mr) return true;  // one row block: B is used once, packing A cannot pay
   return product_of({args.m, args.k, bytes}) <= unpacked_path_bytes;
 }
@@ -116,9 +121,15 @@ void run_task(const Plan<T>& plan, std::int64_t index) {
   region.m = std::min(plan.row_chunk, args.m - row0);
   region.n = std::min(plan.col_chunk, args.n - col0);
   region.k = args.k;
+  region.a_storage = args.a.storage;
+  region.b_storage = args.b.storage;
   if (args.k > 0) {  // with k == 0, A and B may be null and are never read
-    region.a = args.a.data + batch * args.a.batch_stride + row0 * args.a.row_stride;
-    region.b = args.b.data + batch * args.b.batch_stride + col0 * args.b.col_stride;
+    const std::int64_t a_offset = batch * args.a.batch_stride + row0 * args.a.row_stride;
+    const std::int64_t b_offset = batch * args.b.batch_stride + col0 * args.b.col_stride;
+    if (args.a.storage == Storage::native) region.a = args.a.data + a_offset;
+    else region.a_narrow = args.a.narrow + a_offset;
+    if (args.b.storage == Storage::native) region.b = args.b.data + b_offset;
+    else region.b_narrow = args.b.narrow + b_offset;
   }
   region.a_row_stride = args.a.row_stride;
   region.a_col_stride = args.a.col_stride;
@@ -146,9 +157,13 @@ void run_task(const Plan<T>& plan, std::int64_t index) {
   region.blocking = plan.blocking;
 
   const std::int64_t elements = plan.unpacked_path
-                                     ? detail::unpacked_workspace_elements(plan.blocking, region.n, region.k,
-                                                                           region.b_col_stride == 1, sizeof(T),
-                                                                           region.epilogue != nullptr)
+                                     ? detail::unpacked_workspace_elements(
+                                           plan.blocking, region.n, region.k,
+                                           region.b_col_stride == 1 && region.b_storage == Storage::native, sizeof(T),
+                                           region.epilogue != nullptr) +
+                                           (region.a_storage == Storage::native
+                                                ? 0
+                                                : detail::unpacked_a_copy_elements(region.m, region.k, sizeof(T)))
                                      : detail::workspace_elements<T>(plan.blocking, region.m, region.n, region.k);
   const std::int64_t scratch_elements =
       args.epilogue_consumes_c ? detail::epilogue_scratch_elements<T>(plan.blocking, plan.unpacked_path, region.k) : 0;

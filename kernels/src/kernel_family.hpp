@@ -40,6 +40,11 @@ struct RegionProblem {
   std::int64_t a_row_stride = 0, a_col_stride = 0;
   const T* b = nullptr;  // element (0, 0) of the region's columns of B
   std::int64_t b_row_stride = 0, b_col_stride = 0;
+  // 16-bit storage (MatrixView::storage): the operand's element (0, 0) is a_narrow / b_narrow
+  // instead, and a / b are null.
+  Storage a_storage = Storage::native, b_storage = Storage::native;
+  const std::uint16_t* a_narrow = nullptr;
+  const std::uint16_t* b_narrow = nullptr;
   T* c = nullptr;  // element (0, 0) of the region
   std::int64_t c_row_stride = 0;
   TileStage<T> stage{};  // applied to the region's final values, before the epilogue
@@ -123,6 +128,12 @@ inline std::int64_t unpacked_workspace_elements(const Blocking& blocking, std::i
                                                 bool has_epilogue) {
   if (!b_rows_contiguous) return k * round_up(n, blocking.nr);
   return k * blocking.nr * unpacked_group_blocks(blocking, k, element_bytes, has_epilogue);
+}
+
+// The f32 copy of a region's A that the unpacked path makes when A is stored in 16 bits (m x k,
+// row-major), rounded to whole cache lines; it precedes unpacked_workspace_elements().
+inline std::int64_t unpacked_a_copy_elements(std::int64_t m, std::int64_t k, std::int64_t element_bytes) {
+  return round_up(m * k, 64 / element_bytes);
 }
 
 // Scratch for the regions a hook consumes (GemmArgs::epilogue_consumes_c): one region, MR rows

@@ -1,13 +1,25 @@
 // The plain reference twin of gemm(): for every element one std::fma chain over k in increasing
 // order from +0, the order gemm()'s contract promises, then the store stage, so tests compare the
-// two bit for bit (tolerance zero).
+// two bit for bit (tolerance zero). 16-bit operands are converted one element at a time in
+// software.
 #include <cmath>
 
 #include "tensorjit/kernels/gemm.hpp"
+#include "narrow_float.hpp"
 #include "validate.hpp"
 
 namespace tensorjit::kernels {
 namespace {
+
+// The operand's element at `index` (16-bit storage converted in software, exactly).
+template <class T>
+T element(const MatrixView<T>& view, std::int64_t index) {
+  if constexpr (sizeof(T) == 4) {
+    if (view.storage == Storage::f16) return float_from_f16_bits(view.narrow[index]);
+    if (view.storage == Storage::bf16) return float_from_bf16_bits(view.narrow[index]);
+  }
+  return view.data[index];
+}
 
 template <class T>
 void reference_gemm_typed(const GemmArgs<T>& args) {
@@ -16,16 +28,15 @@ void reference_gemm_typed(const GemmArgs<T>& args) {
   for (std::int64_t batch = 0; batch < args.batch; ++batch) {
     T* c = args.c.data + batch * args.c.batch_stride;
     // With k == 0, A and B may be null and are never read.
-    const T* a = args.k > 0 ? args.a.data + batch * args.a.batch_stride : nullptr;
-    const T* b = args.k > 0 ? args.b.data + batch * args.b.batch_stride : nullptr;
+    const std::int64_t a_batch = batch * args.a.batch_stride, b_batch = batch * args.b.batch_stride;
     const T* bias = args.store_stage.column_bias;
     if (bias != nullptr) bias += batch * args.store_stage.column_bias_batch_stride;
     for (std::int64_t i = 0; i < args.m; ++i) {
       for (std::int64_t j = 0; j < args.n; ++j) {
         T sum = T(0);
         for (std::int64_t p = 0; p < args.k; ++p)
-          sum = std::fma(a[i * args.a.row_stride + p * args.a.col_stride],
-                         b[p * args.b.row_stride + j * args.b.col_stride], sum);
+          sum = std::fma(element(args.a, a_batch + i * args.a.row_stride + p * args.a.col_stride),
+                         element(args.b, b_batch + p * args.b.row_stride + j * args.b.col_stride), sum);
         if (bias != nullptr) sum = sum + bias[j];
         if (args.store_stage.activation == Activation::relu) sum = sum <= T(0) ? T(0) : sum;
         c[i * args.c.row_stride + j] = sum;

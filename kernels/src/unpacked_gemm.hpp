@@ -13,6 +13,9 @@
 //       the epilogue over the row of G tiles (stored in the epilogue's scratch instead of C when the
 //                                             hook consumes C)
 //
+// A stored in 16 bits is converted into the workspace first (row-major f32) and read from there; B
+// stored in 16 bits is packed whole, converted, like B with strided rows.
+//
 // No KC blocking: each tile's chains run over all of k at once, so every element is one FMA chain
 // in increasing k and C is written once.
 #pragma once
@@ -124,12 +127,13 @@ void unpacked_gemm_packed_b(const detail::RegionProblem<T>& problem) {
   constexpr int NV = NR / lanes;
   const std::int64_t n = problem.n, k = problem.k;
   T* packed_b = problem.workspace;
+  const PackSource<T> b_source{problem.b, problem.b_narrow, problem.b_storage};
   if (n <= lanes) {  // skinny: one vector wide, not NR
-    pack_block<lanes>(n, k, problem.b, problem.b_col_stride, problem.b_row_stride, packed_b);
+    pack_block<lanes>(n, k, b_source, problem.b_col_stride, problem.b_row_stride, packed_b);
     unpacked_column_blocks<T, V, MR, 1>(problem, 0, 1, static_cast<int>(n), packed_b, lanes, 0);
     return;
   }
-  pack_block<NR>(n, k, problem.b, problem.b_col_stride, problem.b_row_stride, packed_b);
+  pack_block<NR>(n, k, b_source, problem.b_col_stride, problem.b_row_stride, packed_b);
   const std::int64_t group = detail::unpacked_group_blocks(problem.blocking, k, sizeof(T), problem.epilogue != nullptr);
   const std::int64_t full_blocks = n / NR;
   for (std::int64_t block = 0; block < full_blocks; block += group) {
@@ -141,11 +145,52 @@ void unpacked_gemm_packed_b(const detail::RegionProblem<T>& problem) {
                                          packed_b + full_blocks * NR * k, NR, 0);
 }
 
+// A's m x k values of a 16-bit `source` converted into `destination`, row-major and contiguous.
+template <class Source>
+void convert_rows(std::int64_t m, std::int64_t k, const typename Source::Element* source, std::int64_t row_stride,
+                  std::int64_t col_stride, float* destination) {
+  if (col_stride == 1) {
+    for (std::int64_t i = 0; i < m; ++i) copy_converted<Source>(destination + i * k, source + i * row_stride, k);
+  } else {  // column by column, so that a column-major A is read in order
+    for (std::int64_t p = 0; p < k; ++p)
+      for (std::int64_t i = 0; i < m; ++i) destination[i * k + p] = Source::at(source + i * row_stride + p * col_stride);
+  }
+}
+
+template <class T, class V, int MR, int NR>
+void unpacked_gemm_native_a(const detail::RegionProblem<T>& problem);
+
 // Region function of the unpacked path. Requires k >= 1 and a workspace of
-// unpacked_workspace_elements() values.
+// unpacked_workspace_elements() values, plus unpacked_a_copy_elements() first when A is stored in
+// 16 bits: A is then converted there once (the path's size rule keeps it within L2) and read from
+// the copy. A B stored in 16 bits is packed whole, converted, as a B with strided rows is.
 template <class T, class V, int MR, int NR>
 void unpacked_gemm(const detail::RegionProblem<T>& problem) {
-  if (problem.b_col_stride != 1) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (problem.a_storage != Storage::native) {
+      detail::RegionProblem<T> converted = problem;
+      if (problem.a_storage == Storage::f16)
+        convert_rows<F16Source>(problem.m, problem.k, problem.a_narrow, problem.a_row_stride, problem.a_col_stride,
+                                problem.workspace);
+      else
+        convert_rows<Bf16Source>(problem.m, problem.k, problem.a_narrow, problem.a_row_stride, problem.a_col_stride,
+                                 problem.workspace);
+      converted.a = problem.workspace;
+      converted.a_narrow = nullptr;
+      converted.a_storage = Storage::native;
+      converted.a_row_stride = problem.k;
+      converted.a_col_stride = 1;
+      converted.workspace = problem.workspace + detail::unpacked_a_copy_elements(problem.m, problem.k, sizeof(T));
+      unpacked_gemm_native_a<T, V, MR, NR>(converted);
+      return;
+    }
+  }
+  unpacked_gemm_native_a<T, V, MR, NR>(problem);
+}
+
+template <class T, class V, int MR, int NR>
+void unpacked_gemm_native_a(const detail::RegionProblem<T>& problem) {
+  if (problem.b_col_stride != 1 || problem.b_storage != Storage::native) {
     unpacked_gemm_packed_b<T, V, MR, NR>(problem);
     return;
   }

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <initializer_list>
 
 namespace tensorjit::kernels::detail {
 namespace {
@@ -46,10 +47,22 @@ void validate_arguments(const GemmArgs<T>& args, const char* function) {
                          std::to_string(read.element_bytes) + ": give the size of one element (its columns are "
                          "contiguous)");
   }
+  for (const MatrixView<T>* view : {&args.a, &args.b}) {
+    const auto storage = static_cast<int>(view->storage);
+    if (storage < 0 || storage > static_cast<int>(Storage::bf16))
+      fail(function, "operand storage " + std::to_string(storage) + " is not native, f16 or bf16");
+    if (sizeof(T) != 4 && view->storage != Storage::native)
+      fail(function, "f16/bf16 operand storage is for f32 products only (a double product's operands are double)");
+  }
   if (args.batch == 0 || args.m == 0 || args.n == 0) return;
   if (args.c.data == nullptr) fail(function, "C is null for a non-empty product (" + shape() + ")");
-  if (args.k > 0 && (args.a.data == nullptr || args.b.data == nullptr))
-    fail(function, "A or B is null for a product with k > 0 (" + shape() + ")");
+  // The pointer an operand is read through: `narrow` for 16-bit storage, `data` otherwise.
+  auto missing = [](const MatrixView<T>& view) {
+    return view.storage == Storage::native ? view.data == nullptr : view.narrow == nullptr;
+  };
+  if (args.k > 0 && (missing(args.a) || missing(args.b)))
+    fail(function, "A or B is null for a product with k > 0 (" + shape() + "; with f16/bf16 storage the "
+                   "operand's values are read through `narrow`)");
   if (args.m > 1 && args.c.row_stride < args.n)
     fail(function, "C's row stride " + std::to_string(args.c.row_stride) +
                        " is smaller than n (C is row-major with column stride 1; " + shape() + ")");

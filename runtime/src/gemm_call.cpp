@@ -1,5 +1,10 @@
 #include "runtime/src/gemm_call.hpp"
 
+#include <type_traits>
+
+#include <tensorjit/ir/check.hpp>
+#include <tensorjit/ir/f32_form.hpp>
+
 #include "runtime/src/config.hpp"
 #include "runtime/src/thread_pool.hpp"
 
@@ -8,6 +13,31 @@ bool rows_continue_across_batch(const ir::Shape& shape, const ir::Strides& strid
   const std::size_t rank = shape.size();
   return rank < 3 || strides[rank - 3] == shape[rank - 2] * strides[rank - 2];
 }
+
+ir::Value resolve_product_operand(const ValueTable& values, const ir::NodePtr& operand) {
+  if (ir::widens_storage_float(*operand) && !values.has(operand.get())) return values.resolve(operand->input(0));
+  return values.resolve(operand);
+}
+
+namespace {
+
+// `value` as an operand of a T product: its elements, or its 16-bit elements for the GEMM to convert.
+template <typename T>
+kernels::MatrixView<T> matrix_view(const ir::Value& value, std::int64_t offset, std::int64_t row_stride,
+                                   std::int64_t col_stride, std::int64_t batch_stride) {
+  kernels::MatrixView<T> view{nullptr, row_stride, col_stride, batch_stride};
+  if (value.dtype == f16 || value.dtype == bf16) {
+    TJ_INTERNAL_CHECK((std::is_same_v<T, float>)) << "gemm: a " << dtype_name(value.dtype) << " operand of a "
+                                                  << dtype_name(dtype_of<T>()) << " product";
+    view.storage = value.dtype == f16 ? kernels::Storage::f16 : kernels::Storage::bf16;
+    view.narrow = value.data<std::uint16_t>() + offset;
+  } else {
+    view.data = value.data<T>() + offset;
+  }
+  return view;
+}
+
+}  // namespace
 
 template <typename T>
 void run_gemm(const ir::Value& a, const ir::Value& b, const ir::Value& c, const GemmEpilogue<T>& epilogue) {
@@ -38,8 +68,6 @@ void run_gemm(const ir::Value& a, const ir::Value& b, const ir::Value& c, const 
   kernels::GemmOptions options;
   options.vector_bits = config().vector_bits.value_or(0);
   options.parallel_for = pool_parallel_for();
-  const T* a_base = a.data<T>();
-  const T* b_base = b.data<T>();
   T* c_base = c.data<T>();
   for (std::int64_t o = 0; o < outer; ++o) {
     std::int64_t a_offset = 0, b_offset = 0, c_offset = 0, bias_offset = 0, rest = o;
@@ -53,8 +81,8 @@ void run_gemm(const ir::Value& a, const ir::Value& b, const ir::Value& c, const 
     }
     if (epilogue.column_bias != nullptr)
       args.store_stage.column_bias = epilogue.column_bias + bias_offset;
-    args.a = {a_base + a_offset, a.layout.strides[r - 2], a.layout.strides[r - 1], batch_stride(a.layout)};
-    args.b = {b_base + b_offset, b.layout.strides[r - 2], b.layout.strides[r - 1], batch_stride(b.layout)};
+    args.a = matrix_view<T>(a, a_offset, a.layout.strides[r - 2], a.layout.strides[r - 1], batch_stride(a.layout));
+    args.b = matrix_view<T>(b, b_offset, b.layout.strides[r - 2], b.layout.strides[r - 1], batch_stride(b.layout));
     args.c = {c_base + c_offset, c.layout.strides[r - 2], batch_stride(c.layout)};
     if (epilogue.begin_outer) epilogue.begin_outer(epilogue.context, o);
     if (epilogue.reads != nullptr) {

@@ -9,6 +9,8 @@
 #include <tensorjit/ir/node.hpp>
 #include <tensorjit/kernels/gemm.hpp>
 
+#include "runtime/src/value_table.hpp"
+
 namespace tensorjit::detail {
 
 // The hook kernels::gemm calls on each finished tile of C, and what it must know of the batch axes
@@ -41,9 +43,14 @@ template <typename T> struct GemmEpilogue {
 // the stride of `rows` rows. A value broadcast over both (zero strides) does too.
 bool rows_continue_across_batch(const ir::Shape& shape, const ir::Strides& strides);
 
+// A matmul's operand as the GEMM reads it: the value of `operand`, or, for a cast of f16/bf16 to f32
+// that no step computed (fuse.hpp: the GEMM converts it as it packs), the 16-bit value under it.
+ir::Value resolve_product_operand(const ValueTable& values, const ir::NodePtr& operand);
+
 // C = A·B for values of rank >= 2 whose batch axes are already broadcast to C's (by strides; zero
 // strides read one matrix for every batch). Operands are read in place through any strides; C is
-// contiguous. T is float or double. When B is one matrix for every batch of the GEMM's batch axis
+// contiguous. T is float or double; with float, A and B may be f16 or bf16 values, which the GEMM
+// converts to f32 exactly as it packs them (kernels::Storage). When B is one matrix for every batch of the GEMM's batch axis
 // (stride 0) and A, C and the epilogue's operands continue their rows across it, the batches are
 // one product of batch × M rows: B is packed once, not once per batch; the bits are the same (one
 // FMA chain per element either way).

@@ -294,8 +294,8 @@ void PreparedProduct::launch(const ir::Step& step, ValueTable& values, const Ste
   const ir::NodePtr& matmul = step.nodes.front();
   const ir::Shape& shape = matmul->shape();
   const auto numel = static_cast<std::size_t>(matmul->numel());
-  ir::Value a = values.resolve(matmul->input(0));
-  ir::Value b = values.resolve(matmul->input(1));
+  ir::Value a = resolve_product_operand(values, matmul->input(0));
+  ir::Value b = resolve_product_operand(values, matmul->input(1));
   // The GEMM writes every element of C (zeros when k == 0) and the epilogue every element of its
   // outputs: neither needs zeroed memory.
   // C may take the buffer donated to the output written over it, when the plan reads nothing of

@@ -20,8 +20,8 @@ bool runs_on_gemm(const ir::Node& node) {
 void run_single_step(const ir::Step& step, ValueTable& values) {
   const ir::NodePtr& node = step.nodes.front();
   if (runs_on_gemm(*node)) {
-    ir::Value a = values.resolve(node->input(0));
-    ir::Value b = values.resolve(node->input(1));
+    ir::Value a = resolve_product_operand(values, node->input(0));
+    ir::Value b = resolve_product_operand(values, node->input(1));
     auto buffer = ir::Buffer::allocate_uninitialized(static_cast<std::size_t>(node->numel()) * itemsize(node->dtype()));
     ir::Value c{std::move(buffer), node->dtype(), ir::Layout::contiguous(node->shape())};
     if (node->numel() > 0) {

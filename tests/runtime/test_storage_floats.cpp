@@ -95,6 +95,49 @@ TEST_CASE("f16 and bf16: sums, softmax and matmul accumulate in f32 and round on
   }
 }
 
+TEST_CASE("f16 and bf16 matmul: the GEMM converts the operands in its packing, the JIT against the interpreter") {
+  // Run at every VECTOR_BITS and at 1 and 2 threads by ctest (*JIT*). Odd shapes, transposed and
+  // strided views, a broadcast batch, an f32 partner, an epilogue; the 600 x 500 A is over the
+  // unpacked path's 1 MiB once converted, so the five loops with their cache blocks run too.
+  for (tj::DType dtype : {tj::f16, tj::bf16}) {
+    CAPTURE(tj::dtype_name(dtype));
+    auto matrix = [&](std::int64_t rows, std::int64_t cols, std::uint64_t seed) {
+      return (values(dtype, rows * cols, seed) * 0.25f).reshape({rows, cols});
+    };
+    const tj::Tensor a = matrix(95, 64, 4), b = matrix(64, 33, 5);
+    std::vector<tj::Tensor> results = {
+        tj::matmul(matrix(1, 1, 6), matrix(1, 1, 7)),
+        tj::matmul(matrix(7, 3, 8), matrix(3, 5, 9)),
+        tj::matmul(a, b),
+        tj::matmul(matrix(64, 95, 10).transpose(), matrix(33, 64, 11).transpose()),  // column-major views
+        tj::matmul(matrix(95, 128, 12).slice(1, 0, 128, 2), b),                   // every other column
+        tj::matmul(values(dtype, 3 * 29 * 41, 13).reshape({3, 29, 41}), matrix(41, 70, 14)),  // B broadcast
+        tj::matmul(a, b.astype(tj::f32)),                                         // f16/bf16 @ f32 is f32
+        tj::relu(tj::matmul(a, b) + 1.0f),                                        // with an epilogue
+        tj::matmul(matrix(600, 500, 15), matrix(500, 260, 16)),                   // the packed path
+    };
+    tj::testing::check_tensors_against_interpreter(results);
+  }
+}
+
+TEST_CASE("f16 and bf16 matmul: no step converts the operands first") {
+  for (tj::DType dtype : {tj::f16, tj::bf16}) {
+    std::vector<tj::Tensor> operands = {values(dtype, 8 * 16, 1).reshape({8, 16}), values(dtype, 16 * 4, 2).reshape({16, 4})};
+    tj::eval(operands);  // inputs now, in 16 bits
+    const tj::Tensor &a = operands[0], &b = operands[1];
+    const tj::ir::Graph graph = tj::detail::graph_for({tj::detail::node_of(tj::matmul(a, b), "test")});
+    const tj::ir::Plan plan = tj::ir::plan_graph(graph);
+    INFO(tj::ir::print_plan(plan));
+    REQUIRE(plan.steps.size() == 1);  // the product, rounding to the 16-bit type in its epilogue
+    CHECK(plan.steps.front().nodes.front()->op() == tj::ir::Op::matmul);
+    // An operand computed by a loop is written in 16 bits, and the GEMM converts it.
+    const tj::ir::Graph computed = tj::detail::graph_for({tj::detail::node_of(tj::matmul(a * 2.0f, b), "test")});
+    const std::string text = tj::ir::print_plan(tj::ir::plan_graph(computed));
+    INFO(text);
+    CHECK(text.find("converted to f32 by its GEMM's packing") != std::string::npos);
+  }
+}
+
 TEST_CASE("f16 and bf16: random graphs of every op kind, the JIT against the interpreter") {
   for (std::uint64_t seed = 9000; seed < 9100; ++seed) {
     tj::testing::RandomGraphOptions options;

@@ -41,7 +41,10 @@ llvm::Type* storage_element_type(llvm::LLVMContext& context, DType dtype) {
 llvm::Value* widen_storage_float(llvm::IRBuilder<>& builder, DType dtype, llvm::Value* stored) {
   check_storage(dtype);
   llvm::Type* floats = like(stored, builder.getFloatTy());
-  if (dtype == DType::f16) return builder.CreateFPExt(stored, floats);
+  // The fence keeps the f32 value opaque: without it InstCombine turns a compare of two widened
+  // values (maximum, relu, where's conditions) into a compare of the halves, which the x86 backend
+  // without AVX-512 FP16 splits into one scalar compare and branch per lane (10x slower, W1 in f16).
+  if (dtype == DType::f16) return builder.CreateArithmeticFence(builder.CreateFPExt(stored, floats), floats);
   llvm::Value* wide = builder.CreateZExt(stored, like(stored, builder.getInt32Ty()));
   return builder.CreateBitCast(builder.CreateShl(wide, splat_i32(builder, wide, 16)), floats);
 }

@@ -5,7 +5,9 @@
 // f16 uses LLVM's half conversions, which the x86 backend emits as F16C's vcvtph2ps/vcvtps2ph
 // (AVX-512 FP16's forms where the CPU has them); their bits are the software conversion's of
 // dtype.hpp (tests/ir/test_storage_float_conversion.cpp samples a million floats; all 2^32 agreed
-// when checked once by hand). bf16 widens by a
+// when checked once by hand). A widened f16 passes through llvm.arithmetic.fence, so that LLVM
+// compares the f32 values instead of folding the compare back to the halves (which x86 without
+// AVX-512 FP16 scalarizes, lane by lane with branches). bf16 widens by a
 // shift and rounds with integer operations: AVX-512 BF16's vcvtneps2bf16 flushes subnormals to
 // zero, so it cannot give the software bits.
 #pragma once

@@ -16,4 +16,9 @@ bool has_f32_form(const Node& node);
 // node's own inputs. Requires has_f32_form(node).
 NodePtr f32_form(const Node& node);
 
+// Whether `node` widens an f16 or bf16 value to f32: cast(x, f32). As an operand of a matmul it
+// needs no step of its own: the GEMM converts x as it packs it (fuse.hpp, kernels/ gemm.hpp's
+// Storage), exactly, so the product's bits are those of the f32 operand.
+bool widens_storage_float(const Node& node);
+
 }  // namespace tensorjit::ir

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include <tensorjit/ir/f32_form.hpp>
 #include <tensorjit/ir/graph.hpp>
 
 namespace tensorjit::ir {
@@ -45,6 +46,20 @@ std::string_view step_kind_name(Step::Kind kind);
 // Whether the step computes a gather. Only the flat loop kernel reads gathers (docs/indexing.md), so
 // a loop step that computes one joins no reduce, scan, row or product step.
 bool computes_gather(const Step& step);
+
+// Calls read(input) for what `node` reads: its inputs and, for a matmul whose operand is a cast of
+// an f16/bf16 value to f32 (f32_form.hpp's widens_storage_float), the value under the cast too:
+// when no step computes the cast (fuse.hpp), the matmul's GEMM reads that value and converts it as
+// it packs. Passes that order steps by what they read use this, so the value is written before the
+// product runs, and the runtime keeps it until then. (When a step does compute the cast, the value
+// under it may be no step's output: a read of it is then of nothing, and orders nothing.)
+template <class Read>
+void for_each_read(const Node& node, Read&& read) {
+  for (const auto& in : node.inputs()) read(in);
+  if (node.op() == Op::matmul)
+    for (const auto& in : node.inputs())
+      if (widens_storage_float(*in)) read(in->input(0));
+}
 
 // The plan as text: which node went into which step, and why each value is materialised.
 std::string print_plan(const Plan& plan);

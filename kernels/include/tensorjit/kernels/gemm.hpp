@@ -21,6 +21,8 @@
 //    smaller than n, overlapping C batches, an unknown vector width, ...) throw
 //    std::invalid_argument; nothing is written. Not checked: that the strides stay inside the
 //    caller's buffers (the runtime's views guarantee it).
+//  - 16-bit operands (MatrixView::storage, f32 products only): converted exactly to f32 by the
+//    packing, so C's bits are those of the same call on f32 copies of A and B.
 //  - Memory: each thread that ran a product keeps its packing workspace for the next call (at
 //    most about 10 MiB with the 512-bit table).
 #pragma once
@@ -31,14 +33,25 @@
 
 namespace tensorjit::kernels {
 
+// How the elements of an f32 operand are stored (MatrixView<float>::storage): as f32, or as 16-bit
+// floats (IEEE binary16, or bfloat16: the top half of an f32) that the GEMM converts to f32 as it
+// packs them, exactly (binary16 with F16C's vcvtph2ps where the CPU has it, else in software with
+// the same bits; bfloat16 by a 16-bit shift). The product is then the f32 product of the converted
+// values, bit for bit: the conversion is exact, and the FMA chains are the same.
+enum class Storage : std::uint8_t { native, f16, bf16 };
+
 // A read-only operand: element (i, j) of batch b is data[b*batch_stride + i*row_stride +
 // j*col_stride]. A batch stride of 0 broadcasts one matrix over every batch.
+// With storage f16 or bf16 (T = float only) the elements are the 16-bit values at `narrow` instead,
+// at the same indices (strides count 16-bit elements), and `data` is not read.
 template <class T>
 struct MatrixView {
   const T* data = nullptr;
   std::int64_t row_stride = 0;
   std::int64_t col_stride = 1;
   std::int64_t batch_stride = 0;
+  Storage storage = Storage::native;
+  const std::uint16_t* narrow = nullptr;
 };
 
 // The output: row-major with a leading dimension (row_stride >= n), column stride 1.
