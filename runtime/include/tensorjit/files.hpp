@@ -29,7 +29,7 @@ std::map<std::string, Tensor> load_npz(const std::string& path);
 void save_npz(const std::string& path, const std::map<std::string, Tensor>& tensors,
               bool compressed = false);
 
-// safetensors: F32 F64 I32 I64 BOOL, and I8 U8 loaded as i32. The "__metadata__" entry is not a
+// safetensors: F32 F64 F16 BF16 I32 I64 BOOL, and I8 U8 loaded as i32. The "__metadata__" entry is not a
 // tensor and is not returned.
 std::map<std::string, Tensor> load_safetensors(const std::string& path);
 // Tensors in sorted name order, data at a multiple of 8 bytes, `metadata` as "__metadata__".
