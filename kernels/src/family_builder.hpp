@@ -1,5 +1,6 @@
 // Builds one ISA unit's KernelFamily entries from its blocking table: instantiates the micro-kernel
-// for the table's MR x NR at each vector width and the five loops around it. Included only by the
+// for the table's MR x NR at each vector width and the five loops around it (the cache blocks are
+// chosen at run time, blocking_for()). Included only by the
 // isa_*.cpp units, each compiled with its own flags.
 #pragma once
 
@@ -19,9 +20,8 @@ struct FamilyMember {
   static_assert(row.mr > 0, "the blocking table has no row for this width and type");
   using Vector = typename VectorOf<T, VectorBits / 8>::type;
   static constexpr int lanes = lanes_of<Vector, T>;
-  static_assert(row.nr % lanes == 0 && row.mc % row.mr == 0 && row.nc % row.nr == 0);
+  static_assert(row.nr % lanes == 0);
   using Kernel = MicroKernel<T, Vector, row.mr, row.nr / lanes>;
-  static constexpr detail::Blocking blocking{row.mr, row.nr, row.mc, row.kc, row.nc};
 };
 
 template <int VectorBits, const auto& Table>
@@ -31,8 +31,8 @@ constexpr detail::KernelFamily build_family(const char* instruction_set) {
   return detail::KernelFamily{
       instruction_set,
       VectorBits,
-      Float::blocking,
-      Double::blocking,
+      Float::row,
+      Double::row,
       &gemm_five_loops<float, typename Float::Kernel>,
       &gemm_five_loops<double, typename Double::Kernel>,
       &unpacked_gemm<float, typename Float::Vector, Float::row.mr, Float::row.nr>,

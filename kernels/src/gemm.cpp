@@ -41,17 +41,18 @@ const KernelFamily& select_family(const GemmOptions& options) {
   }
 }
 
-Blocking resolve_blocking(Blocking table, const GemmOptions& options) {
-  if (options.mc > 0) table.mc = detail::round_up(options.mc, table.mr);
-  if (options.kc > 0) table.kc = options.kc;
-  if (options.nc > 0) table.nc = detail::round_up(options.nc, table.nr);
-  return table;
+Blocking resolve_blocking(Blocking blocking, const GemmOptions& options) {
+  if (options.mc > 0) blocking.mc = detail::round_up(options.mc, blocking.mr);
+  if (options.kc > 0) blocking.kc = options.kc;
+  if (options.nc > 0) blocking.nc = detail::round_up(options.nc, blocking.nr);
+  return blocking;
 }
 
+// The blocks the rules give this family's micro-kernel on this CPU's caches (blocking.hpp).
 template <class T>
-const Blocking& table_blocking(const KernelFamily& family) {
-  if constexpr (sizeof(T) == 4) return family.float_blocking;
-  else return family.double_blocking;
+Blocking rule_blocking(const KernelFamily& family) {
+  if constexpr (sizeof(T) == 4) return detail::blocking_for(family.float_row, host_cache_sizes());
+  else return detail::blocking_for(family.double_row, host_cache_sizes());
 }
 
 template <class T>
@@ -251,7 +252,7 @@ void gemm_typed(const GemmArgs<T>& args, const GemmOptions& options) {
   const KernelFamily& family = select_family(options);
   Plan<T> plan;
   plan.args = &args;
-  plan.blocking = resolve_blocking(table_blocking<T>(family), options);
+  plan.blocking = resolve_blocking(rule_blocking<T>(family), options);
   plan.unpacked_path = takes_unpacked_path(args, plan.blocking, options);
   plan.region_function = plan.unpacked_path ? unpacked_function<T>(family) : packed_function<T>(family);
 
@@ -278,7 +279,7 @@ template <class T>
 KernelInfo describe_kernel(const GemmOptions& options) {
   detail::validate_options(options, "describe_kernel");
   const KernelFamily& family = select_family(options);
-  const Blocking blocking = resolve_blocking(table_blocking<T>(family), options);
+  const Blocking blocking = resolve_blocking(rule_blocking<T>(family), options);
   return KernelInfo{family.instruction_set, family.vector_bits, blocking.mr, blocking.nr,
                     blocking.mc,            blocking.kc,         blocking.nc};
 }

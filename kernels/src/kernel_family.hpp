@@ -5,14 +5,10 @@
 
 #include <cstdint>
 
+#include "blocking.hpp"
 #include "tensorjit/kernels/gemm.hpp"
 
 namespace tensorjit::kernels::detail {
-
-struct Blocking {
-  int mr = 0, nr = 0;                  // micro-tile, fixed by the compiled micro-kernel
-  std::int64_t mc = 0, kc = 0, nc = 0;  // cache blocks: mc % mr == 0, nc % nr == 0
-};
 
 // The store stage (gemm.hpp's StoreStage) as the kernels see it: `bias` points at the bias of the
 // first column they compute (null: no bias), so a tile at column offset j passes bias + j.
@@ -66,7 +62,7 @@ using RegionFunction = void (*)(const RegionProblem<T>&);
 struct KernelFamily {
   const char* instruction_set = "";
   int vector_bits = 0;
-  Blocking float_blocking{}, double_blocking{};
+  BlockingRow float_row{}, double_row{};  // MC/KC/NC from blocking_for() and the CPU's caches
   RegionFunction<float> float_packed = nullptr;
   RegionFunction<double> double_packed = nullptr;
   RegionFunction<float> float_unpacked = nullptr;

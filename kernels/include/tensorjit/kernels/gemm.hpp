@@ -115,7 +115,8 @@ struct GemmOptions {
   // Products with fewer multiply-adds (batch*m*n*k) run on the calling thread: below about 20 us
   // of work on one core, waking a pool's workers and joining them costs as much as the product.
   std::int64_t minimum_parallel_work = std::int64_t{1} << 22;
-  // Cache blocking override for tests and tuning; 0 keeps the per-ISA table (docs/gemm.md).
+  // Cache blocking override for tests and tuning; 0 keeps the blocks the rules derive from this
+  // CPU's caches (docs/gemm.md).
   // mc is rounded up to a multiple of MR and nc to a multiple of NR.
   std::int64_t mc = 0, kc = 0, nc = 0;
   // Allow the unpacked path for small, skinny and L2-sized products (docs/gemm.md); false forces
@@ -150,7 +151,7 @@ struct GemmArgs {
   // each region's final values to a per-thread scratch buffer that stays in L1 or L2 and passes
   // that to the hook (c and ldc point into it), so C's cache lines are not fetched from memory
   // only to be overwritten. Two cases still hand the hook C itself: k == 0 (C zeroed), and k above
-  // the packed path's KC block (2048 in the AVX-512 tables at 512 bits), where C holds the partial
+  // the packed path's KC block (from the CPU's caches, docs/gemm.md), where C holds the partial
   // chains between blocks. After the call C holds what the hook wrote there; elsewhere it holds
   // the product when the hook got C itself, and what it held before when it got the scratch.
   // Requires an epilogue.
@@ -186,5 +187,16 @@ KernelInfo describe_double_kernel(const GemmOptions& options = {});
 // The default width: the measured best micro-kernel on this CPU (docs/gemm.md), 512 with AVX-512.
 int native_vector_bits();
 bool cpu_supports(InstructionSet instruction_set);
+
+// The data caches the blocking rules read (docs/gemm.md, "The blocking rules"): sizes in bytes,
+// L3 as the share of one core (the L3 divided by the cores sharing it; 0 when there is none).
+struct CacheSizes {
+  std::int64_t l1d_bytes = 0;
+  std::int64_t l2_bytes = 0;
+  std::int64_t l3_bytes_per_core = 0;
+  const char* source = "";  // "sysfs", "cpuid" or "fallback"
+};
+// This machine's, detected once (sysfs, else CPUID leaf 4 / 0x8000001D, else a fallback).
+CacheSizes host_cache_sizes();
 
 }  // namespace tensorjit::kernels
