@@ -85,6 +85,73 @@ Peer open_blis() {
   return peer;
 }
 
+Peer open_numpy_openblas(const std::string& path) {
+  Peer peer;
+  peer.name = "NumPy OpenBLAS";
+  if (open_library(peer, path.c_str()) == nullptr) return peer;
+  peer.present = true;
+  peer.functions[0] = symbol(peer, "scipy_cblas_sgemm64_");
+  peer.functions[1] = symbol(peer, "scipy_cblas_dgemm64_");
+  peer.functions[2] = symbol(peer, "scipy_openblas_set_num_threads64_");
+  auto corename = reinterpret_cast<const char* (*)()>(symbol(peer, "scipy_openblas_get_corename64_"));
+  auto config = reinterpret_cast<const char* (*)()>(symbol(peer, "scipy_openblas_get_config64_"));
+  if (!peer.present) return peer;
+  peer.detail = std::string(config()) + ", core " + corename();
+  using Sgemm64 = void (*)(int, int, int, std::int64_t, std::int64_t, std::int64_t, float, const float*, std::int64_t,
+                           const float*, std::int64_t, float, float*, std::int64_t);
+  using Dgemm64 = void (*)(int, int, int, std::int64_t, std::int64_t, std::int64_t, double, const double*,
+                           std::int64_t, const double*, std::int64_t, double, double*, std::int64_t);
+  peer.sgemm = [](const void* self, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
+                  float* c) {
+    reinterpret_cast<Sgemm64>(static_cast<const Peer*>(self)->functions[0])(
+        cblas_row_major, cblas_no_trans, cblas_no_trans, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
+  };
+  peer.dgemm = [](const void* self, std::int64_t m, std::int64_t n, std::int64_t k, const double* a,
+                  const double* b, double* c) {
+    reinterpret_cast<Dgemm64>(static_cast<const Peer*>(self)->functions[1])(
+        cblas_row_major, cblas_no_trans, cblas_no_trans, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
+  };
+  peer.set_threads = [](const Peer& self, int threads) {
+    reinterpret_cast<void (*)(int)>(self.functions[2])(threads);
+  };
+  return peer;
+}
+
+Peer open_torch_mkl(const std::string& path) {
+  Peer peer;
+  peer.name = "PyTorch MKL";
+  if (open_library(peer, path.c_str()) == nullptr) return peer;
+  peer.present = true;
+  peer.functions[0] = symbol(peer, "sgemm_");
+  peer.functions[1] = symbol(peer, "dgemm_");
+  peer.functions[2] = symbol(peer, "MKL_Set_Num_Threads_Local");
+  if (!peer.present) return peer;
+  peer.detail = "MKL sgemm_/dgemm_ of " + path.substr(path.rfind('/') + 1);
+  // Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ: the Fortran call with B first.
+  using Sgemm = void (*)(const char*, const char*, const int*, const int*, const int*, const float*, const float*,
+                         const int*, const float*, const int*, const float*, float*, const int*);
+  using Dgemm = void (*)(const char*, const char*, const int*, const int*, const int*, const double*, const double*,
+                         const int*, const double*, const int*, const double*, double*, const int*);
+  peer.sgemm = [](const void* self, std::int64_t m, std::int64_t n, std::int64_t k, const float* a, const float* b,
+                  float* c) {
+    const int mm = int(m), nn = int(n), kk = int(k);
+    const float one = 1, zero = 0;
+    reinterpret_cast<Sgemm>(static_cast<const Peer*>(self)->functions[0])("N", "N", &nn, &mm, &kk, &one, b, &nn, a,
+                                                                          &kk, &zero, c, &nn);
+  };
+  peer.dgemm = [](const void* self, std::int64_t m, std::int64_t n, std::int64_t k, const double* a,
+                  const double* b, double* c) {
+    const int mm = int(m), nn = int(n), kk = int(k);
+    const double one = 1, zero = 0;
+    reinterpret_cast<Dgemm>(static_cast<const Peer*>(self)->functions[1])("N", "N", &nn, &mm, &kk, &one, b, &nn, a,
+                                                                          &kk, &zero, c, &nn);
+  };
+  peer.set_threads = [](const Peer& self, int threads) {
+    reinterpret_cast<int (*)(int)>(self.functions[2])(threads);
+  };
+  return peer;
+}
+
 Peer open_onednn() {
   Peer peer;
   peer.name = "oneDNN";

@@ -23,6 +23,12 @@ struct Peer {
 };
 
 Peer open_openblas();
+// The OpenBLAS NumPy's wheel bundles (numpy.libs/libscipy_openblas64_*.so: 64-bit integers, its
+// symbols prefixed scipy_ and suffixed 64_), from its path; what numpy.matmul calls for 2-D f32/f64.
+Peer open_numpy_openblas(const std::string& path);
+// The MKL PyTorch's wheel links into torch/lib/libtorch_cpu.so (Fortran sgemm_/dgemm_, 32-bit
+// integers), from its path; what torch.matmul calls for 2-D f32/f64 on the CPU.
+Peer open_torch_mkl(const std::string& path);
 Peer open_blis();
 Peer open_onednn();
 Peer open_eigen();

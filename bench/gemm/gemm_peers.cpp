@@ -4,6 +4,12 @@
 //
 // Usage: gemm_peers [--threads N] [--rounds R] [--widths 0,256] [--sizes 64,256x784x512,...]
 //                   [--mc X --kc Y --nc Z] [--types f32,f64] [--clock wall|cpu]
+//                   [--also-blocking MC,KC,NC] [--also-packed] [--numpy-openblas PATH] [--torch-mkl PATH]
+// --also-blocking adds a column: tensorjit's first width with those blocks (to set the blocks the
+// CPU's caches give, docs/gemm.md, beside others); --also-packed makes that column (with the
+// rules' blocks if --also-blocking is not given) always take the packed path. --numpy-openblas and --torch-mkl add the BLAS
+// that NumPy's and PyTorch's wheels bundle, called by their C and Fortran entry points (what
+// numpy.matmul and torch.matmul call for 2-D f32/f64 products).
 // --clock cpu times single-thread runs in the calling thread's CPU time, which a shared, loaded
 // machine disturbs far less than wall time (the time slices other processes take are excluded;
 // their cache and memory traffic is not). Every peer then runs in the calling thread too.
@@ -46,6 +52,9 @@ struct Settings {
   std::vector<Size> sizes{{64, 64, 64},     {256, 256, 256},   {512, 512, 512}, {1024, 1024, 1024},
                           {2048, 2048, 2048}, {256, 784, 512}, {256, 512, 10}};
   std::int64_t mc = 0, kc = 0, nc = 0;
+  std::int64_t also_mc = 0, also_kc = 0, also_nc = 0;  // --also-blocking; 0: the rules' blocks
+  bool also = false, also_packed = false;              // the extra column; its packed-only path
+  std::string numpy_openblas, torch_mkl;                // library paths; empty: not loaded
   bool cpu_clock = false;
   // false: a run's time is its 20 ms divided by its calls (the mean); true: the median of its
   // calls timed one by one, which a call that lost its core to another process cannot move.
@@ -77,8 +86,15 @@ std::vector<Size> parse_sizes(const std::string& text) {
 
 Settings parse_settings(int argc, char** argv) {
   Settings settings;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i], value = argv[i + 1];
+  for (int i = 1; i < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--also-packed") {
+      settings.also = settings.also_packed = true;
+      --i;
+      continue;
+    }
+    if (i + 1 >= argc) break;
+    const std::string value = argv[i + 1];
     if (flag == "--threads") settings.threads = std::stoi(value);
     else if (flag == "--rounds") settings.rounds = std::stoi(value);
     else if (flag == "--widths") settings.widths = parse_int_list(value);
@@ -87,6 +103,14 @@ Settings parse_settings(int argc, char** argv) {
     else if (flag == "--kc") settings.kc = std::stol(value);
     else if (flag == "--nc") settings.nc = std::stol(value);
     else if (flag == "--clock") settings.cpu_clock = value == "cpu";
+    else if (flag == "--also-blocking") {
+      if (std::sscanf(value.c_str(), "%ld,%ld,%ld", &settings.also_mc, &settings.also_kc, &settings.also_nc) != 3) {
+        std::fprintf(stderr, "--also-blocking wants MC,KC,NC\n");
+        std::exit(2);
+      }
+      settings.also = true;
+    } else if (flag == "--numpy-openblas") settings.numpy_openblas = value;
+    else if (flag == "--torch-mkl") settings.torch_mkl = value;
     else if (flag == "--per-call") settings.median_call = value == "median";
     else if (flag == "--types") {
       settings.types.clear();
@@ -221,16 +245,22 @@ void benchmark_size(const Settings& settings, const Size& size, std::vector<Peer
   for (T& v : b) v = values(random);
 
   std::vector<Contender<T>> contenders;
-  for (int width : settings.widths) {
+  std::vector<int> widths = settings.widths;
+  if (settings.also) widths.push_back(widths.front());
+  for (std::size_t column = 0; column < widths.size(); ++column) {
+    const int width = widths[column];
+    const bool also = column == settings.widths.size();
     tk::GemmOptions options;
     options.vector_bits = width;
-    options.mc = settings.mc;
-    options.kc = settings.kc;
-    options.nc = settings.nc;
+    options.mc = also ? settings.also_mc : settings.mc;
+    options.kc = also ? settings.also_kc : settings.kc;
+    options.nc = also ? settings.also_nc : settings.nc;
+    if (also && settings.also_packed) options.allow_unpacked_path = false;
     if (settings.threads > 1) options.parallel_for = pool.parallel_for();
     const tk::KernelInfo info = sizeof(T) == 4 ? tk::describe_float_kernel(options) : tk::describe_double_kernel(options);
     std::string name = "tensorjit " + std::to_string(info.vector_bits) + " (" + std::to_string(info.mr) + "x" +
-                       std::to_string(info.nr) + ")";
+                       std::to_string(info.nr) + ", " + std::to_string(info.mc) + "/" + std::to_string(info.kc) +
+                       "/" + std::to_string(info.nc) + ")";
     contenders.push_back({name, [=](const T* a_data, const T* b_data, T* c_data) {
                             tk::GemmArgs<T> args;
                             args.m = m;
@@ -293,8 +323,10 @@ void benchmark_size(const Settings& settings, const Size& size, std::vector<Peer
   const double ours = median(contenders[0].gflops);
   double openblas = 0;
   for (std::size_t i = first_peer; i < contenders.size(); ++i)
-    if (contenders[i].name == "OpenBLAS") openblas = median(contenders[i].gflops);
+    if (contenders[i].name == "OpenBLAS" || (openblas == 0 && contenders[i].name == "NumPy OpenBLAS"))
+      openblas = median(contenders[i].gflops);
   row += " " + format_ratio(ours, best_peer) + " | " + format_ratio(ours, openblas) + " |";
+  if (settings.also) row += " " + format_ratio(ours, median(contenders[first_peer - 1].gflops)) + " |";
   std::printf("%s\n", row.c_str());
   std::fflush(stdout);
 }
@@ -308,6 +340,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::vector<Peer> peers{open_openblas(), open_blis(), open_onednn(), open_eigen()};
+  if (!settings.numpy_openblas.empty()) peers.push_back(open_numpy_openblas(settings.numpy_openblas));
+  if (!settings.torch_mkl.empty()) peers.push_back(open_torch_mkl(settings.torch_mkl));
   for (Peer& peer : peers)
     if (peer.present && peer.set_threads != nullptr) peer.set_threads(peer, settings.threads);
   BenchThreadPool pool(settings.threads);
@@ -325,11 +359,24 @@ int main(int argc, char** argv) {
   std::printf("- OPENBLAS_CORETYPE=%s OPENBLAS_L2_SIZE=%s\n", coretype ? coretype : "(unset)", l2 ? l2 : "(unset)");
   std::printf("- load average at start (other processes share these cores): %s\n\n", load_average().c_str());
 
+  const tk::CacheSizes caches = tk::host_cache_sizes();
+  std::printf("- caches (%s): L1d %ld KiB, L2 %ld KiB, L3 per core %ld KiB\n", caches.source,
+              long(caches.l1d_bytes >> 10), long(caches.l2_bytes >> 10), long(caches.l3_bytes_per_core >> 10));
   std::string header = "| m×k×n | type |", rule = "|---|---|";
-  for (int width : settings.widths) {
+  std::vector<int> widths = settings.widths;
+  if (settings.also) widths.push_back(widths.front());
+  for (std::size_t column = 0; column < widths.size(); ++column) {
+    const bool also = column == settings.widths.size();
     tk::GemmOptions options;
-    options.vector_bits = width;
-    header += " tensorjit " + std::to_string(tk::describe_float_kernel(options).vector_bits) + " |";
+    options.vector_bits = widths[column];
+    options.mc = also ? settings.also_mc : settings.mc;
+    options.kc = also ? settings.also_kc : settings.kc;
+    options.nc = also ? settings.also_nc : settings.nc;
+    const tk::KernelInfo f = tk::describe_float_kernel(options), d = tk::describe_double_kernel(options);
+    header += " tensorjit " + std::to_string(f.vector_bits) + " MC/KC/NC f32 " + std::to_string(f.mc) + "/" +
+              std::to_string(f.kc) + "/" + std::to_string(f.nc) + ", f64 " + std::to_string(d.mc) + "/" +
+              std::to_string(d.kc) + "/" + std::to_string(d.nc) + (also && settings.also_packed ? ", packed only" : "") +
+              " |";
     rule += "---|";
   }
   for (const Peer& peer : peers) {
@@ -338,6 +385,10 @@ int main(int argc, char** argv) {
   }
   header += " tensorjit ÷ best peer | tensorjit ÷ OpenBLAS |";
   rule += "---|---|";
+  if (settings.also) {
+    header += std::string(" tensorjit ÷ the ") + (settings.also_packed ? "packed-only " : "") + "column before the peers |";
+    rule += "---|";
+  }
   std::printf("%s\n%s\n", header.c_str(), rule.c_str());
   for (const std::string& type : settings.types)
     for (const Size& size : settings.sizes) {
