@@ -25,14 +25,14 @@ struct FamilyMember {
 };
 
 template <int VectorBits, const auto& Table>
-constexpr detail::KernelFamily build_family(const char* instruction_set) {
+detail::KernelFamily build_family(const char* instruction_set) {
   using Float = FamilyMember<float, VectorBits, Table>;
   using Double = FamilyMember<double, VectorBits, Table>;
   return detail::KernelFamily{
       instruction_set,
       VectorBits,
-      Float::row,
-      Double::row,
+      detail::blocking_for(Float::row, host_cache_sizes()),
+      detail::blocking_for(Double::row, host_cache_sizes()),
       &gemm_five_loops<float, typename Float::Kernel>,
       &gemm_five_loops<double, typename Double::Kernel>,
       &unpacked_gemm<float, typename Float::Vector, Float::row.mr, Float::row.nr>,

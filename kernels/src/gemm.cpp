@@ -50,9 +50,9 @@ Blocking resolve_blocking(Blocking blocking, const GemmOptions& options) {
 
 // The blocks the rules give this family's micro-kernel on this CPU's caches (blocking.hpp).
 template <class T>
-Blocking rule_blocking(const KernelFamily& family) {
-  if constexpr (sizeof(T) == 4) return detail::blocking_for(family.float_row, host_cache_sizes());
-  else return detail::blocking_for(family.double_row, host_cache_sizes());
+const Blocking& rule_blocking(const KernelFamily& family) {
+  if constexpr (sizeof(T) == 4) return family.float_blocking;
+  else return family.double_blocking;
 }
 
 template <class T>

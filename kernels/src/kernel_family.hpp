@@ -62,7 +62,9 @@ using RegionFunction = void (*)(const RegionProblem<T>&);
 struct KernelFamily {
   const char* instruction_set = "";
   int vector_bits = 0;
-  BlockingRow float_row{}, double_row{};  // MC/KC/NC from blocking_for() and the CPU's caches
+  // The table's rows given MC/KC/NC by blocking_for() and this CPU's caches, once, when the family
+  // is first used (a small product cannot afford the rules' divisions on every call).
+  Blocking float_blocking{}, double_blocking{};
   RegionFunction<float> float_packed = nullptr;
   RegionFunction<double> double_packed = nullptr;
   RegionFunction<float> float_unpacked = nullptr;
