@@ -11,8 +11,8 @@
 //    A micro-panel of the block and stays in L1: it takes 3/4 of L1d (6 of every set's 8 ways,
 //    since the panel is contiguous); the rest holds the A micro-panel, which each tile reads once
 //    as it streams in from L2, and the C tile. The A block (MC x KC) is reused by every B
-//    micro-panel and takes half of L2. (Half of L1 for B, BLIS's Zen 3 KC = 256, measured 2-4 %
-//    slower on a znver3 than 3/4, docs/gemm.md.)
+//    micro-panel and takes half of L2. (Half of L1 for B, BLIS's Zen 3 KC = 256, and 3/4 were not
+//    separable on a shared znver3; 3/4 gives the former constant KC = 384 there, docs/gemm.md.)
 //  - `l2` rows (the 512-bit kernels): measured on Zen 5, they keep full speed with both micro-panels
 //    streaming from L2, and C is then reloaded once per KC block, so KC is as large as L2 allows up
 //    to 2048 (10-15 % faster than the L1 rule's KC at 1024^3 and 2048^3): two A micro-panels
