@@ -55,10 +55,11 @@ case "$what" in
     # the GEMM, the runtime with its JIT'd kernels, the error paths, and the fuzz targets' replay.
     configure build-sanitize -DTENSORJIT_SANITIZE=ON -DTENSORJIT_BUILD_BENCH=OFF
     ninja -C build-sanitize -j "$jobs" --quiet tests_ir tests_kernels tests_runtime tests_errors tests_fuzz
-    # The ThreadSanitizer tree builds only the two suites whose concurrency cases are labelled
-    # `tsan` (threads evaluating, the JIT compiling and tiering up, processes sharing a disk cache).
+    # The ThreadSanitizer tree builds the library and only the concurrency sources of two suites,
+    # labelled `tsan` (threads evaluating, the JIT compiling and tiering up, processes sharing a
+    # disk cache).
     configure build-tsan -DTENSORJIT_TSAN=ON -DTENSORJIT_BUILD_BENCH=OFF
-    ninja -C build-tsan -j "$jobs" --quiet tests_runtime tests_codegen
+    ninja -C build-tsan -j "$jobs" --quiet tsan_runtime tsan_codegen
     echo "== tests: Release with assertions"
     ctest --test-dir build --output-on-failure -j "$jobs" -LE 'exhaustive|long'
     echo "== tests: AddressSanitizer + UndefinedBehaviorSanitizer"

@@ -149,9 +149,15 @@ def tolerance(bound, dtype, args, attrs, ref, got, storage=None):
             return ((n * s + 8 * u) + 2 * u * np.where(np.isfinite(shifted), shifted, 0)) * np.abs(ref) + 8 * tiny
         if bound.kind == 'log_softmax':  # x - max exact; log of the sum within (n + 4) u absolute
             return (n * s + 8 * u) * (2 * np.abs(ref) + 2)
-        # x's own dtype computes the normalisation; gamma and beta may widen the result after it
-        u = max(u, unit_roundoff(np.float32 if x.dtype != np.float64 else np.float64))
-        s = max(s, unit_roundoff(np.float32 if x.dtype != np.float64 else np.float64))
+        # x's own dtype computes the normalisation (an integer x as f32); gamma and beta may widen
+        # the result after it. An f16 or bf16 x rounds every primitive of it to its own type and
+        # sums in f32 (contract 11), whatever the result's dtype: f64 weights give an f64 result
+        # with the storage type's error, its range and its subnormals.
+        norm = floating(x.dtype)
+        u = max(u, unit_roundoff(norm))
+        s = max(s, unit_roundoff(np.float64 if norm == np.float64 else np.float32))
+        huge = min(huge, float(np.finfo(norm).max))
+        tiny = max(tiny, float(np.finfo(norm).smallest_subnormal))
         xs = x.astype(wide_type)
         gamma_row = np.abs(args[1].astype(wide_type))
         if bound.kind == 'rmsnorm':  # no bound when the sum of squares overflows the dtype
@@ -163,6 +169,8 @@ def tolerance(bound, dtype, args, attrs, ref, got, storage=None):
             spread = np.max(np.abs(xs), axis=-1, keepdims=True) / np.sqrt(var + float(attrs['eps']))
             xhat = (xs - mean) / np.sqrt(var + float(attrs['eps']))
             bound = (n * s + 16 * u) * ((np.abs(xhat) + spread) * gamma_row + np.abs(args[2].astype(wide_type))) + spacing(ref, dtype)
+            # the centring and the scaling may each round to a subnormal of the normalising dtype
+            bound = bound + 4 * tiny * (1 + 1 / np.sqrt(var + float(attrs['eps']))) * gamma_row
             return np.where(n * var >= huge, np.inf, bound)  # the sum of squares overflows the dtype
     raise ValueError('no tolerance for bound ' + bound.kind)
 

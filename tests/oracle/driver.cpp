@@ -49,7 +49,9 @@ std::map<std::string, tj::Tensor> build(const Program& program, const std::map<s
 
 // An index outside its axis must make the eval throw tensorjit::Error naming the op (docs/indexing.md):
 // each statement that reads drawn indices runs again with one of them moved outside, in a
-// contiguous layout so that the element is read. Returns "" when every one threw so.
+// contiguous layout so that the element is read. Returns "" when every one threw so. Only the
+// statement's own new inputs (those after its `arity` drawn operands) are its indices: an index
+// input drawn for one op may be a plain operand of another (concat_new's first, take's data).
 std::string check_index_errors(const Program& program, const std::map<std::string, tj::Tensor>& values) {
   std::map<std::string, const Statement*> inputs;
   for (const Statement& s : program.statements)
@@ -58,9 +60,11 @@ std::string check_index_errors(const Program& program, const std::map<std::strin
     if (s.op == "input" || !find_op(s.op).fresh) continue;
     Operands operands;
     bool moved = false;
-    for (const std::string& name : s.operands) {
+    for (std::size_t k = 0; k < s.operands.size(); ++k) {
+      const std::string& name = s.operands[k];
       auto input = inputs.find(name);
-      if (input != inputs.end() && input->second->attr("values") == "index" && values.at(name).size() > 0) {
+      if (k >= static_cast<std::size_t>(find_op(s.op).arity) && input != inputs.end() &&
+          input->second->attr("values") == "index" && values.at(name).size() > 0) {
         Statement outside = *input->second;
         outside.attrs["values"] = "index_out";
         outside.attrs["layout"] = "contiguous";

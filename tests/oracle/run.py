@@ -7,6 +7,7 @@ library itself; the peers run in --python (bench/.venv, `bash bench/setup_peers.
       --seed-file tests/oracle/long_run_seeds.txt  # the long run (ctest -L long)
   python3 run.py ... --minimize PROGRAM.txt        # minimize one failing program
   python3 run.py ... --grads --seeds 1-100         # gradient programs against torch.autograd
+  python3 run.py ... --programs tests/oracle/regressions  # fixed programs, each at every width
 
 Exit 0 when every program matched, 1 on a failure (each printed with its minimized program), 77
 when --python cannot import numpy and torch (ctest reports the test skipped, not passed).
@@ -156,6 +157,31 @@ class Minimizer:
         return '\n'.join(lines)
 
 
+def run_programs(args):
+    """Each fixed program of args.programs (regressions/: failures the random runs found, kept)
+    run at every width and thread count of WIDTHS and checked; 1 when any failed."""
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+    programs = sorted(f for f in os.listdir(args.programs) if f.endswith('.txt'))
+    failures = []
+    for name in programs:
+        for width, threads in WIDTHS:
+            stem = os.path.join(args.work, f'{name[:-4]}.{width}x{threads}')
+            shutil.copyfile(os.path.join(args.programs, name), stem + '.txt')
+            result = subprocess.run([args.driver, 'run', stem + '.txt', stem + '.npz'], env=environment(width, threads),
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            if result.returncode != 0:
+                failures.append({'program': stem + '.txt', 'kind': 'error' if result.returncode in (2, 3) else 'crash',
+                                 'message': f'oracle_driver run exited {result.returncode}: {result.stderr.strip()[-400:]}'})
+                os.remove(stem + '.txt')  # check.py below reads only the programs that ran
+    failures += check(args.python, [args.work])
+    print(f'oracle: {len(programs)} fixed programs of {args.programs}, each at {len(WIDTHS)} widths and thread counts; '
+          f'{len(failures)} failures')
+    for failure in failures:
+        print('FAIL', json.dumps(failure))
+    return 1 if failures else 0
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument('--driver', required=True)
@@ -164,6 +190,7 @@ def main():
     parser.add_argument('--seed-file')
     parser.add_argument('--work', default=os.path.join(tempfile.gettempdir(), 'tensorjit-oracle'))
     parser.add_argument('--minimize', help='a failing program to minimize')
+    parser.add_argument('--programs', help='a folder of fixed programs (regressions/) to run at every width and check')
     parser.add_argument('--max-minimized', type=int, default=5)
     parser.add_argument('--jobs', type=int, default=1, help='chunks run at once (each one driver process)')
     parser.add_argument('--grads', action='store_true',
@@ -198,6 +225,8 @@ def main():
         failure = failures[0] if failures else {'kind': 'crash'}
         print(Minimizer(args.driver, args.python, *WIDTHS[0]).minimize(text, failure, args.minimize[:-4] + '.npz'))
         return 0
+    if args.programs:
+        return run_programs(args)
 
     seeds = parse_seeds(args)
     if not args.resume:
