@@ -198,7 +198,10 @@ def main():
     parser.add_argument('--resume', action='store_true',
                         help='keep --work and run only the seeds without a result there (an interrupted long run)')
     args = parser.parse_args()
-    args.driver, args.python = os.path.abspath(args.driver), os.path.abspath(args.python)
+    # check.py runs in this folder (cwd=HERE): every path it is given must be absolute
+    args.driver, args.python, args.work = (os.path.abspath(p) for p in (args.driver, args.python, args.work))
+    if args.minimize:
+        args.minimize = os.path.abspath(args.minimize)
 
     probe = subprocess.run([args.python, '-c', 'import numpy, torch'], capture_output=True) if os.path.exists(args.python) else None
     if probe is None or probe.returncode != 0:
