@@ -167,17 +167,24 @@ void check_version(const ir::Node& node) {
 }
 
 // The walk stops at realized nodes: what an earlier eval kept is read, whatever computed it.
+// Another thread may realize a node or drop a realized one's value meanwhile (an eval of a shared
+// lazy tensor, Node::drop_value_if_unreachable), so the walk takes each value it stops at once and
+// the rewrite reads those, never the node again: a node the walk stopped at must be replaced, as
+// its operands are not in the order.
 EvalGraph eval_graph(const std::vector<ir::NodePtr>& outputs, bool keep) {
   EvalGraph eval{ir::Graph{outputs}, {}, {}, {}};
-  eval.order = ir::topological_order(eval.graph, is_realized);
-  bool realized = false;
+  ir::NodeMap<std::shared_ptr<const ir::Value>> values;
+  const auto take_value = [&values](const ir::Node& node) {
+    if (values.contains(&node)) return true;
+    auto value = node.realized();
+    if (!value) return false;
+    values.insert(&node, std::move(value));
+    return true;
+  };
+  eval.order = ir::topological_order(eval.graph, take_value);
   for (const auto& node : eval.order) {
     if (keep && node->op() == ir::Op::input) check_version(*node);
-    if (is_realized(*node)) {
-      realized = true;
-      continue;
-    }
-    if (!keep || node->computed()) continue;
+    if (values.contains(node.get()) || !keep || node->computed()) continue;
     for (const auto& input : node->inputs()) {
       const ir::NodePtr* in = &input;
       while (ir::is_movement((*in)->op())) in = &(*in)->input(0);
@@ -188,13 +195,13 @@ EvalGraph eval_graph(const std::vector<ir::NodePtr>& outputs, bool keep) {
     keep_values_read_outside(eval.order, outputs, eval.kept);
     keep_held_step_values(eval.order, outputs, eval.kept);
   }
-  if (!realized && eval.kept.empty()) return eval;
+  if (values.size() == 0 && eval.kept.empty()) return eval;
   eval.graph.outputs.insert(eval.graph.outputs.end(), eval.kept.begin(), eval.kept.end());
   eval.reached = std::move(eval.order);
-  if (!eval.kept.empty()) eval.reached = ir::topological_order(eval.graph, is_realized);
-  eval.graph = ir::replace_nodes(eval.graph, eval.reached, [](const ir::NodePtr& node) -> ir::NodePtr {
-    auto value = node->realized();
-    return value ? ir::make_input(value->buffer, value->dtype, value->layout) : nullptr;
+  if (!eval.kept.empty()) eval.reached = ir::topological_order(eval.graph, take_value);
+  eval.graph = ir::replace_nodes(eval.graph, eval.reached, [&values](const ir::NodePtr& node) -> ir::NodePtr {
+    const auto* value = values.find(node.get());
+    return value ? ir::make_input((*value)->buffer, (*value)->dtype, (*value)->layout) : nullptr;
   });
   eval.order = ir::topological_order(eval.graph);  // the realized nodes' operands drop out
   return eval;

@@ -28,10 +28,12 @@ std::vector<ir::Value> run_plan(const ir::Plan& plan, const std::filesystem::pat
     StepDump dump;
     if (!dump_folder.empty()) dump = {dump_folder, fmt::format("kernel-{:03}{}", s, kind.dump_suffix)};
     // A dump asks for the kernels to be compiled again, so that their files are written.
-    std::shared_ptr<const PreparedStep> prepared = cache && dump.folder.empty() ? cache->steps[s].load() : nullptr;
+    const PreparedStep* prepared = cache && dump.folder.empty() ? cache->find(s) : nullptr;
+    std::shared_ptr<const PreparedStep> fresh;  // what this run prepared, alive for its launch
     if (!prepared) {
-      prepared = kind.prepare(step, values, dump);
-      if (cache) cache->steps[s].store(prepared);
+      fresh = kind.prepare(step, values, dump);
+      prepared = fresh.get();
+      if (cache) cache->keep(s, fresh);
     }
     prepared->launch(step, values, dump);
     if (times) times->steps.push_back(std::chrono::steady_clock::now() - start);

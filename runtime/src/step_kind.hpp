@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string_view>
 #include <vector>
 
@@ -37,9 +38,27 @@ struct StepKind {
 const StepKind& step_kind(ir::Step::Kind kind);
 
 // Per step of a plan, what an earlier run prepared (null until then). Shared by concurrent runs.
-struct PlanCache {
-  explicit PlanCache(std::size_t steps) : steps(steps) {}
-  std::vector<std::atomic<std::shared_ptr<const PreparedStep>>> steps;
+// A slot is set once, by the first run to prepare the step; it then never changes while the
+// cache lives, so a run reads it as a plain pointer with one acquire load. (Not an
+// std::atomic<std::shared_ptr>: libstdc++ 12's load() of that type releases its internal lock
+// with a relaxed store, so a run's read and another run's later store race; ThreadSanitizer
+// reports it, tests/runtime/test_concurrency.cpp.)
+class PlanCache {
+ public:
+  explicit PlanCache(std::size_t steps) : owned_(steps), slots_(steps) {}
+  const PreparedStep* find(std::size_t step) const { return slots_[step].load(std::memory_order_acquire); }
+  // Keeps `prepared` for the step unless another run kept one first.
+  void keep(std::size_t step, std::shared_ptr<const PreparedStep> prepared) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (owned_[step]) return;
+    owned_[step] = std::move(prepared);
+    slots_[step].store(owned_[step].get(), std::memory_order_release);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::shared_ptr<const PreparedStep>> owned_;
+  std::vector<std::atomic<const PreparedStep*>> slots_;
 };
 
 }  // namespace tensorjit::detail

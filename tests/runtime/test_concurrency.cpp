@@ -1,7 +1,9 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <barrier>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -97,6 +99,33 @@ TEST_CASE("eight threads evaluate the same and different graphs at once") {
       }
     });
   }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) CHECK(failures[t] == 0);
+}
+
+TEST_CASE("eight threads run each new plan at once: one prepares its kernels while the others look") {
+  // Every round is a new plan (a new length) that all threads start together, so that one
+  // thread's first look at a step's prepared kernels meets another thread's store of them.
+  constexpr int kThreads = 8, kRounds = 24;
+  std::barrier start(kThreads);
+  std::vector<int> failures(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < kRounds; ++round) {
+        const float scale = 1.0f + static_cast<float>(round);
+        const std::int64_t n = 3000 + 101 * round;
+        std::vector<float> inputs(static_cast<std::size_t>(n));
+        for (std::int64_t i = 0; i < n; ++i) inputs[static_cast<std::size_t>(i)] = static_cast<float>(i) / n;
+        auto a = tj::tensor<float>({n}, inputs);
+        auto y = tj::exp(a * scale).sum() + tj::tanh(a).max();
+        start.arrive_and_wait();
+        const float value = y.item<float>();
+        double sum = 0;
+        for (float v : inputs) sum += std::exp(static_cast<double>(v) * scale);
+        if (std::abs(value - (sum + std::tanh(static_cast<double>(inputs.back())))) > 1e-4 * sum) ++failures[t];
+      }
+    });
   for (auto& th : threads) th.join();
   for (int t = 0; t < kThreads; ++t) CHECK(failures[t] == 0);
 }
