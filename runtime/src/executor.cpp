@@ -176,6 +176,7 @@ EvalGraph eval_graph(const std::vector<ir::NodePtr>& outputs, bool keep) {
   ir::NodeMap<std::shared_ptr<const ir::Value>> values;
   const auto take_value = [&values](const ir::Node& node) {
     if (values.contains(&node)) return true;
+    if (!node.is_realized()) return false;  // the flag alone: no shared_ptr copy per node walked
     auto value = node.realized();
     if (!value) return false;
     values.insert(&node, std::move(value));
