@@ -1,4 +1,4 @@
-"""The cases of the workloads W1-W9, W11, W13-W16 of bench/README.md (W10 is latency.py), with what
+"""The cases of the workloads W1-W9, W11-W16 of bench/README.md (W10 is latency.py), with what
 each moves and computes, so a time can be read as a fraction of the machine's limits, and the
 tolerance a peer's answer must meet against tensorjit's before it is timed.
 
@@ -94,6 +94,19 @@ def all_cases():
         Case("W14concatops", "f32", (parts, n), "W14 concat(a*2, b+1, c*2, d+1), 4 × 4 Mi f32", bytes=8 * parts * n),
         Case("W14separate", "f32", (parts, n), "W14 a*2, b+1, c*2, d+1 as four outputs, 4 × 4 Mi f32",
              bytes=8 * parts * n),
+    ]
+    # W12: MiniLM's embedding block (all-MiniLM-L6-v2's tables: 30522 words, 512 positions, hidden
+    # 384), batch 32 x 128 tokens; its least traffic reads each token's two gathered rows and its
+    # id once and writes the result once. W12rows is that traffic alone (the rows summed, no
+    # layernorm): its C++ loop is the limit W12 is measured against.
+    batch, tokens, hidden = 32, 128, 384
+    traffic = 4 * 3 * batch * tokens * hidden + 8 * batch * tokens
+    cases += [
+        Case("W12", "f32", (batch, tokens, 30522, 512, hidden),
+             "W12 embedding block: layernorm(take(words, ids) + take(positions, pos) + type), 32×128×384",
+             bytes=traffic, tolerance=1e-5, quick=True),
+        Case("W12rows", "f32", (batch, tokens, 30522, 512, hidden),
+             "W12 its rows alone: take(words, ids) + take(positions, pos) + type, 32×128×384", bytes=traffic),
     ]
     # W15: a training step of the W8 MLP (forward, gradients, Adam); the backward passes of W5 and
     # W6, whose least traffic reads the inputs and dy and writes the gradients once.

@@ -28,4 +28,13 @@ std::vector<T> make_input(std::uint64_t stream, std::int64_t count, bool positiv
   return values;
 }
 
+// W12's token ids: the values of stream `stream` as their integers k (k * 2^-23 - 1), modulo the
+// vocabulary (bench_inputs.py's embedding_ids).
+inline std::vector<std::int64_t> embedding_ids(std::uint64_t stream, std::int64_t count, std::int64_t vocabulary) {
+  std::vector<std::int64_t> ids(static_cast<std::size_t>(count));
+  for (std::int64_t i = 0; i < count; ++i)
+    ids[std::size_t(i)] = std::int64_t((input_value(stream, std::uint64_t(i)) + 1.0) * 0x1p23) % vocabulary;
+  return ids;
+}
+
 }  // namespace bench

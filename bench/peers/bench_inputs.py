@@ -35,3 +35,11 @@ def make_input(stream, shape, dtype, positive=False):
         np.save(partial, values)
         os.replace(partial, path)
     return values.reshape(shape)
+
+
+def embedding_ids(stream, shape, vocabulary):
+    """W12's token ids: the integers k of stream `stream`'s values (k * 2^-23 - 1), modulo the
+    vocabulary (bench_inputs.hpp's embedding_ids)."""
+    count = int(np.prod(shape))
+    k = ((hash_values(stream, count) + 1.0) * 2.0**23).astype(np.int64)
+    return (k % vocabulary).reshape(shape)

@@ -110,7 +110,38 @@ std::optional<bench::PreparedCase> prepare(const bench::CaseRequest& request, st
       }
     });
   }
-  why = "a hand-written loop is the peer of the elementwise, reduction, row and concat workloads only";
+  if (w == "W12" || w == "W12rows") {  // batch, tokens, vocabulary, positions, hidden
+    // W12rows is the limit of W12 (bench/README.md): each token's word and position rows read once
+    // and their sum written once. W12 adds layernorm on the row while it is in L1 (two passes over
+    // it, as layernorm_rows), one row per iteration.
+    const std::int64_t rows = d[0] * d[1], tokens = d[1], hidden = d[4];
+    auto ids = std::make_shared<std::vector<std::int64_t>>(bench::embedding_ids(6, rows, d[2]));
+    const bool normalise = w == "W12";
+    return make_case<float>({d[2] * hidden, d[3] * hidden, hidden, hidden, hidden}, {rows * hidden}, [=](B& b) {
+      const float *word = b.in(0), *position = b.in(1), *type_row = b.in(2), *gamma = b.in(3), *beta = b.in(4);
+      float* out = b.out(0);
+#pragma omp parallel for schedule(static)
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const float* x = word + (*ids)[std::size_t(r)] * hidden;
+        const float* p = position + (r % tokens) * hidden;
+        float* y = out + r * hidden;
+#pragma omp simd
+        for (std::int64_t h = 0; h < hidden; ++h) y[h] = x[h] + p[h] + type_row[h];
+        if (!normalise) continue;
+        float sum = 0;
+#pragma omp simd reduction(+ : sum)
+        for (std::int64_t h = 0; h < hidden; ++h) sum += y[h];
+        const float mean = sum / float(hidden);
+        float squares = 0;
+#pragma omp simd reduction(+ : squares)
+        for (std::int64_t h = 0; h < hidden; ++h) squares += (y[h] - mean) * (y[h] - mean);
+        const float scale = 1.0f / std::sqrt(squares / float(hidden) + 1e-12f);
+#pragma omp simd
+        for (std::int64_t h = 0; h < hidden; ++h) y[h] = (y[h] - mean) * scale * gamma[h] + beta[h];
+      }
+    });
+  }
+  why = "a hand-written loop is the peer of the elementwise, reduction, row, embedding and concat workloads only";
   return std::nullopt;
 }
 

@@ -10,7 +10,7 @@ import os
 
 import numpy as np
 
-from bench_inputs import make_input
+from bench_inputs import embedding_ids, make_input
 import minilm_peers
 
 ADAM = dict(lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, step=10)
@@ -25,6 +25,8 @@ RANDOM = ("W13uniform", "W13normal", "W13dropout", "W13scale")
 DROPOUT_P = 0.1
 # W14's concat of 4 parts, the same with each part an elementwise op, and those ops alone.
 CONCAT = ("W14concat", "W14concatops", "W14separate")
+# W12: MiniLM's embedding block, and its gathered rows summed alone (what reading them costs).
+EMBEDDING = ("W12", "W12rows")
 
 
 def concat_functions(concatenate):
@@ -34,6 +36,18 @@ def concat_functions(concatenate):
         "W14concatops": lambda a, b, c, d: concatenate((a * 2, b + 1, c * 2, d + 1)),
         "W14separate": lambda a, b, c, d: (a * 2, b + 1, c * 2, d + 1),
     }
+
+
+def embedding_functions(take, layernorm):
+    """W12 over a library's row gather (take(table, ids): the rows of table at ids) and its layernorm
+    (x, gamma, beta, eps); BERT's eps, 1e-12."""
+    def rows(word, position, type_row, gamma, beta, ids, positions):
+        return take(word, ids) + take(position, positions) + type_row
+
+    def block(word, position, type_row, gamma, beta, ids, positions):
+        return layernorm(rows(word, position, type_row, gamma, beta, ids, positions), gamma, beta, 1e-12)
+
+    return {"W12rows": rows, "W12": block}
 
 
 def adam_step(sqrt, p, g, m, v):
@@ -60,6 +74,10 @@ def inputs_for(workload, dtype, d):
         return [x(1, (d[0], d[1]))]
     if workload in CONCAT:
         return [x(stream, (d[1],)) for stream in range(1, d[0] + 1)]
+    if workload in EMBEDDING:  # batch, tokens, vocabulary, positions, hidden; positions as BERT's [1, tokens]
+        batch, tokens, vocabulary, positions, hidden = d
+        return [x(1, (vocabulary, hidden)), x(2, (positions, hidden)), x(3, (hidden,)), x(4, (hidden,)),
+                x(5, (hidden,)), embedding_ids(6, (batch, tokens), vocabulary), np.arange(tokens, dtype=np.int64)[None, :]]
     if workload == "W3a":
         return [x(1, (d[0], d[1])), x(2, (d[1],)), x(3, (d[0],))]
     if workload == "W3b":
@@ -90,10 +108,10 @@ def inputs_for(workload, dtype, d):
 
 def array_functions(xp, relu, sigmoid, softmax_max, transpose):
     """The workloads over an array module: NumPy, jax.numpy and torch share these spellings."""
-    def layernorm(x, gamma, beta):
+    def layernorm(x, gamma, beta, eps=1e-5):
         centred = x - x.mean(-1, keepdims=True)
         variance = (centred * centred).mean(-1, keepdims=True)
-        return centred / xp.sqrt(variance + 1e-5) * gamma + beta
+        return centred / xp.sqrt(variance + eps) * gamma + beta
 
     def softmax(x):
         e = xp.exp(x - softmax_max(x))
@@ -128,6 +146,7 @@ def numpy_peer(threads):
 
     functions["W14cumsum"] = np.cumsum
     functions.update(concat_functions(np.concatenate))
+    functions.update(embedding_functions(lambda table, ids: table[ids], functions["W6"]))
     functions["W14sort"] = np.sort  # its default kind: x86-simd-sort's AVX-512 quicksort from NumPy 1.26
     rng = np.random.default_rng(0)
     functions.update({
@@ -208,6 +227,7 @@ def jax_peer(threads):
                                 lambda v: v.T)
     functions["W14cumsum"] = jnp.cumsum
     functions.update(concat_functions(jnp.concatenate))
+    functions.update(embedding_functions(lambda table, ids: jnp.take(table, ids, axis=0), functions["W6"]))
     functions["W14sort"] = lambda x: jax.lax.sort_key_val(x, jnp.arange(x.shape[0]))[0]
     functions["W14topk"] = lambda x: jax.lax.top_k(x, 10)[0]
 
@@ -250,6 +270,9 @@ def torch_peer(threads, compiled):
     functions["W6"] = lambda x, gamma, beta: torch.nn.functional.layer_norm(x, (x.shape[-1],), gamma, beta, 1e-5)
     functions["W14cumsum"] = lambda x: torch.cumsum(x, 0)
     functions.update(concat_functions(torch.cat))
+    functions.update(embedding_functions(
+        lambda table, ids: torch.nn.functional.embedding(ids, table),
+        lambda x, gamma, beta, eps: torch.nn.functional.layer_norm(x, (x.shape[-1],), gamma, beta, eps)))
     functions["W14sort"] = lambda x: torch.sort(x, stable=True).values  # computes values and indices
     functions["W14topk"] = lambda x: torch.topk(x, 10).values
     functions.update({

@@ -193,6 +193,23 @@ std::optional<bench::PreparedCase> prepare_typed(const bench::CaseRequest& reque
     if (w == "W14separate") return make_case<T>([=] { return Outputs{a * 2.0f, b + 1.0f, c * 2.0f, e + 1.0f}; });
     return make_case<T>([=] { return Outputs{tj::concat({a * 2.0f, b + 1.0f, c * 2.0f, e + 1.0f})}; });
   }
+  if (w == "W12" || w == "W12rows") {  // batch, tokens, vocabulary, positions, hidden
+    // MiniLM's embedding block: word rows by id, position rows by position (a materialised
+    // position_ids of [1, tokens], as BERT keeps it), the token type's row 0, then layernorm.
+    const std::int64_t batch = d[0], tokens = d[1], hidden = d[4];
+    auto word = input<T>(1, {d[2], hidden}), position = input<T>(2, {d[3], hidden}), type_row = input<T>(3, {hidden});
+    auto gamma = input<T>(4, {hidden}), beta = input<T>(5, {hidden});
+    auto ids = tj::tensor<std::int64_t>({batch, tokens}, bench::embedding_ids(6, batch * tokens, d[2]));
+    std::vector<std::int64_t> counting(static_cast<std::size_t>(tokens));
+    for (std::int64_t t = 0; t < tokens; ++t) counting[static_cast<std::size_t>(t)] = t;
+    auto positions = tj::tensor<std::int64_t>({1, tokens}, counting).expand({batch, tokens});
+    tj::eval({ids, positions});
+    if (w == "W12rows")
+      return make_case<T>([=] { return Outputs{tj::take(word, ids) + tj::take(position, positions) + type_row}; });
+    return make_case<T>([=] {
+      return Outputs{tj::layernorm(tj::take(word, ids) + tj::take(position, positions) + type_row, gamma, beta, 1e-12)};
+    });
+  }
   if (w == "W16") return bench::prepare_minilm(request, why);  // sentences, tokens
   why = "unknown workload " + w;
   return std::nullopt;

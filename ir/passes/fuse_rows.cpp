@@ -123,7 +123,7 @@ class RowFuser {
   Run run_from(std::size_t first) {
     Run run;
     run.members.push_back(first);
-    const auto rows = rows_of(plan_.steps[first]);
+    const auto rows = plan_.steps[first].kind == Step::Kind::loop ? prologue_rows(first) : rows_of(plan_.steps[first]);
     if (!rows) return run;
     rows_ = *rows;
     written_.clear();
@@ -149,6 +149,26 @@ class RowFuser {
     }
     drop_unread_trials(run);
     return run;
+  }
+
+  // A loop step that gathers (computes_gather) starts a run as its prologue when the first step
+  // that reads it is a reduce step over its domain's trailing axes, with at least one row axis:
+  // the embedding block, layernorm(take(word_emb, ids) + take(pos_emb, positions) + type_row),
+  // whose gathered rows then never leave the row kernel. fuse_reductions takes no gathering
+  // producer (the reduce kernels do not gather), so without this the rows are written and read
+  // back. Only gathers: a loop step that computes a matmul's consumer stays its epilogue.
+  std::optional<Rows> prologue_rows(std::size_t first) const {
+    const Step& loop = plan_.steps[first];
+    if (!computes_gather(loop)) return std::nullopt;
+    std::unordered_set<const Node*> outputs;
+    note_writes(loop, outputs);
+    for (std::size_t s = first + 1; s < plan_.steps.size(); ++s) {
+      if (!reads(plan_.steps[s], outputs)) continue;
+      const auto rows = rows_of(plan_.steps[s]);
+      if (!rows || rows->first_axis == 0 || rows->domain != loop.nodes.front()->shape()) return std::nullopt;
+      return rows;
+    }
+    return std::nullopt;
   }
 
   // A step that joined a run on trial (joins) stays only when a later member reads it; else it

@@ -5,8 +5,11 @@
 // Pre:  a Plan from fuse_reductions.
 // Post: each maximal run of two or more steps such that
 //   - the first is a `reduce` step reducing the trailing axes [r, rank) of its input's shape D
-//     (the rows: one per index of the leading axes);
-//   - every later one is a `reduce` step over the same D and axes or a `loop` step over D, and
+//     (the rows: one per index of the leading axes), or a `loop` step that gathers
+//     (computes_gather, its prologue) whose first reader is such a reduce step over its own
+//     domain D with r > 0 (the embedding block: the gathered rows summed, then layernorm);
+//   - every later one is a `reduce` step over the same D and axes or a `loop` step over D that
+//     does not gather, and
 //     reads something an earlier one of the run wrote, or reads nothing of the run and is read by
 //     a later one (a loop step that reads only the plan's sources is first moved to just before
 //     its first reader: it depends on no step);

@@ -45,6 +45,9 @@ bool worth_recomputing(const std::vector<NodePtr>& nodes, const Shape& domain) {
   std::unordered_set<const Node*> inside, per_row, column_leaves;
   for (const auto& node : nodes) inside.insert(node.get());
   for (const auto& node : nodes) {
+    // A gather reads its table along the row whatever its operands' shapes: never recomputed
+    // (its rows stay in the scratch row the prologue writes, fuse_rows.hpp).
+    if (node->op() == Op::gather) return false;
     bool same_across_row = true;
     for (const auto& in : node->inputs()) {
       if (inside.count(in.get())) {
@@ -117,11 +120,7 @@ Plan recompute_row_values(const Plan& plan) {
   Plan result = plan;
   for (Step& step : result.steps) {
     if (step.kind != Step::Kind::row) continue;
-    for (const auto& node : step.parts.front().nodes)
-      if (is_reduce(node->op())) {
-        recompute_in(step, node->input(0)->shape());
-        break;
-      }
+    if (const NodePtr reduction = row_step_reduction(step)) recompute_in(step, reduction->input(0)->shape());
   }
   return result;
 }

@@ -25,6 +25,15 @@ bool computes_gather(const Step& step) {
   return false;
 }
 
+NodePtr row_step_reduction(const Step& step) {
+  for (const Step& part : step.parts) {
+    if (part.kind != Step::Kind::reduce) continue;
+    for (const auto& node : part.nodes)
+      if (is_reduce(node->op())) return node;
+  }
+  return nullptr;
+}
+
 std::string print_plan(const Plan& plan) {
   std::unordered_map<const Node*, std::size_t> position;
   auto order = topological_order(plan.graph);

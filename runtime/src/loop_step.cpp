@@ -129,19 +129,18 @@ void launch_tiles(const PreparedLoop& prepared, std::span<const void* const> inp
   parallel_for(tasks, [&](std::int64_t t) { run_block_rows(block_rows * t / tasks, block_rows * (t + 1) / tasks); });
 }
 
-// After a launch: the first index out of range the calls met, in the domain's order, as the
-// gather's tensorjit::Error.
-void throw_first_fault(const PreparedLoop& prepared, std::span<const codegen::IndexFault> faults) {
+}  // namespace
+
+void throw_first_index_fault(const std::vector<ir::NodePtr>& gathers, std::span<const codegen::IndexFault> faults) {
   const codegen::IndexFault* first = nullptr;
   for (const auto& fault : faults)
     if (fault.found && (!first || fault.position < first->position)) first = &fault;
   if (!first) return;
-  const ir::NodePtr& gather = prepared.gathers.at(static_cast<std::size_t>(first->input));
-  TJ_INTERNAL_CHECK(gather) << "loop step: input " << first->input << " reported an index but is not gathered";
-  ir::throw_index_out_of_range(*gather, first->index, first->position);
+  const auto input = static_cast<std::size_t>(first->input);
+  TJ_INTERNAL_CHECK(input < gathers.size() && gathers[input])
+      << "step: input " << first->input << " reported an index but is not gathered";
+  ir::throw_index_out_of_range(*gathers[input], first->index, first->position);
 }
-
-}  // namespace
 
 std::shared_ptr<const PreparedLoop> prepare_loop_step(const ir::Step& step, const ValueTable& values,
                                                      const StepDump& dump, LoopLaunch launch,
@@ -305,7 +304,7 @@ void PreparedLoop::launch(const ir::Step& step, ValueTable& values, const StepDu
   if (tasks <= 1) {
     args.fault = faults.data();
     function(&args, 0, numel);
-    throw_first_fault(prepared, faults);
+    throw_first_index_fault(prepared.gathers, faults);
     return;
   }
   // Cut points on multiples of 64 elements, so each piece's vectors start on a cache line.
@@ -315,7 +314,7 @@ void PreparedLoop::launch(const ir::Step& step, ValueTable& values, const StepDu
     task_args.fault = &faults[static_cast<std::size_t>(t)];
     function(&task_args, cut(t), cut(t + 1));
   });
-  throw_first_fault(prepared, faults);
+  throw_first_index_fault(prepared.gathers, faults);
 }
 
 }  // namespace tensorjit::detail

@@ -1,7 +1,11 @@
 // A loop step: the group's ops as one JIT'd kernel over the step's domain (loop_step.cpp).
 #pragma once
 
+#include <span>
+#include <vector>
+
 #include <tensorjit/codegen/jit.hpp>
+#include <tensorjit/codegen/loop_kernel.hpp>
 
 #include "runtime/src/step_kind.hpp"
 
@@ -51,6 +55,11 @@ struct PreparedLoop final : PreparedStep {
 
   void launch(const ir::Step& step, ValueTable& values, const StepDump& dump) const override;
 };
+
+// After a launch of a kernel that gathers (a loop or row kernel): the index out of range at the
+// earliest position the calls met (one record per call, `faults`), as the tensorjit::Error of the
+// gather that reads input `fault.input` (`gathers`, per input). Returns when there is none.
+void throw_first_index_fault(const std::vector<ir::NodePtr>& gathers, std::span<const codegen::IndexFault> faults);
 
 // Who launches a loop step's kernel. PreparedLoop::launch runs the whole domain and may run it
 // block by block (the tile form, for an input read transposed). run_row_step calls the kernel

@@ -7,6 +7,8 @@
 #include "runtime/src/row_kernel_step.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 #include <unordered_map>
 
 #include <tensorjit/codegen/row_kernel.hpp>
@@ -14,6 +16,7 @@
 
 #include "runtime/src/config.hpp"
 #include "runtime/src/jit_instance.hpp"
+#include "runtime/src/loop_step.hpp"
 #include "runtime/src/operand_layout.hpp"
 #include "runtime/src/row_step.hpp"
 #include "runtime/src/step_expression.hpp"
@@ -34,16 +37,16 @@ class RowSpecBuilder {
 
   // False when an operand's rows or columns do not merge into one axis.
   bool build() {
-    const ir::NodePtr* reduction = nullptr;
-    for (const auto& node : step_.parts.front().nodes)
-      if (ir::is_reduce(node->op())) reduction = &node;
-    TJ_INTERNAL_CHECK(reduction) << "row step: the first part has no reduction";
+    const ir::NodePtr reduction_node = ir::row_step_reduction(step_);
+    TJ_INTERNAL_CHECK(reduction_node) << "row step: no reduce part";
+    const ir::NodePtr* reduction = &reduction_node;
     domain_ = (*reduction)->input(0)->shape();
     first_axis_ = (*reduction)->attr<ir::ReduceAttr>().axes.front();
     prepared_.rows = 1;
     prepared_.columns = 1;
     for (int d = 0; d < static_cast<int>(domain_.size()); ++d)
       (d < first_axis_ ? prepared_.rows : prepared_.columns) *= domain_[d];
+    prepared_.inner_rows = first_axis_ == 0 ? 1 : std::max<std::int64_t>(domain_[static_cast<std::size_t>(first_axis_ - 1)], 1);
     for (std::size_t j = 0; j < step_.outputs.size(); ++j)
       output_index_[step_.outputs[j].get()] = static_cast<int>(j);
     for (const ir::Step& part : step_.parts)
@@ -68,6 +71,7 @@ class RowSpecBuilder {
     codegen::RowPhase phase;
     Leaves leaves;
     ExpressionRebuilder expression(part.nodes, leaf_for(leaves, false));
+    expression.on_gather(gathered_for(leaves));
     if (!rebuild_all(expression, part.outputs, phase.expression.outputs)) return false;
     phase.inputs = leaves.inputs;
     phase.reads = leaves.reads;
@@ -86,6 +90,7 @@ class RowSpecBuilder {
     phase.op = reduction->op();
     Leaves producer;
     ExpressionRebuilder producer_expression(part.nodes.begin(), reduction_at, leaf_for(producer, false));
+    producer_expression.on_gather(gathered_for(producer));
     ir::NodePtr produced = producer_expression.rebuild(reduction->input(0));
     if (!produced) return false;
     phase.expression.outputs.push_back(produced);
@@ -221,6 +226,68 @@ class RowSpecBuilder {
     };
   }
 
+  // The leaf that a gather's operand 0 becomes (codegen/row_kernel.hpp, "Gathers"): a gathered
+  // column input of its own over the domain, the table's strides with the indexed axis's at 0,
+  // whose axis extent and stride go to RowArgs::gather_bounds; null when its rows or columns do
+  // not merge. An axis of no elements has nothing to read: every index is out of range, and the
+  // lanes read one zero element. A literal constant is read from a one-element buffer held by the
+  // prepared step.
+  ExpressionRebuilder::GatheredFor gathered_for(Leaves& leaves) {
+    return [this, &leaves](const ir::NodePtr& gather, const ir::NodePtr& data) -> ir::NodePtr {
+      if (values_.computed_by_readers(*data)) return nullptr;
+      const ir::Value value = values_.resolve(data);
+      const auto axis = static_cast<std::size_t>(gather->attr<ir::IndexAttr>().axis);
+      const std::int64_t extent = value.layout.shape[axis], axis_stride = value.layout.strides[axis];
+      ir::Strides strides = value.layout.strides;
+      strides[axis] = 0;
+      if (extent == 0) strides.assign(strides.size(), 0);
+      const auto split = static_cast<std::ptrdiff_t>(first_axis_);
+      const ir::Shape& shape = gather->shape();
+      const auto rows = row_strides(shape, strides);
+      const MergedAxes columns = merge_axes(ir::Shape(shape.begin() + split, shape.end()),
+                                            {ir::Strides(strides.begin() + split, strides.end())});
+      if (!rows || columns.shape.size() != 1) return nullptr;
+      RowValue entry;
+      entry.kind = RowValueKind::column_input;
+      entry.dtype = value.dtype;
+      entry.access = classify_inner_stride(columns.strides[0][0]);
+      entry.gathered = true;
+      entry.input = static_cast<int>(prepared_.leaves.size());
+      prepared_.leaves.push_back(data);
+      prepared_.input_strides.insert(prepared_.input_strides.end(), {rows->first, rows->second, columns.strides[0][0]});
+      prepared_.gathers.resize(prepared_.leaves.size());
+      prepared_.gathers.back() = gather;
+      prepared_.gather_bounds.resize(2 * prepared_.leaves.size(), 0);
+      prepared_.gather_bounds[2 * static_cast<std::size_t>(entry.input)] = extent;
+      prepared_.gather_bounds[2 * static_cast<std::size_t>(entry.input) + 1] = axis_stride;
+      static const std::int64_t zero[1] = {0};
+      prepared_.fixed_pointers.resize(prepared_.leaves.size(), nullptr);
+      if (extent == 0) {
+        prepared_.fixed_pointers.back() = zero;
+      } else if (data->op() == ir::Op::constant) {
+        prepared_.held.push_back(value.buffer);
+        prepared_.fixed_pointers.back() = value.buffer->data();
+      }
+      const int v = add_value(entry);
+      ir::NodePtr leaf = ir::make_input(nullptr, data->dtype(), ir::Layout::contiguous(shape));
+      leaves.inputs.push_back(leaf);
+      leaves.reads.push_back(v);
+      return leaf;
+    };
+  }
+
+  // A leaf's strides over the domain's rows, [rows / inner_rows, inner_rows] (codegen/row_kernel.hpp):
+  // the row axes before the last merged into one (nullopt when they do not merge), and the last.
+  std::optional<std::pair<std::int64_t, std::int64_t>> row_strides(const ir::Shape& shape,
+                                                                   const ir::Strides& strides) const {
+    if (first_axis_ == 0) return std::pair<std::int64_t, std::int64_t>{0, 0};
+    const auto last = static_cast<std::ptrdiff_t>(first_axis_ - 1);
+    const MergedAxes outer = merge_axes(ir::Shape(shape.begin(), shape.begin() + last),
+                                        {ir::Strides(strides.begin(), strides.begin() + last)});
+    if (outer.shape.size() != 1) return std::nullopt;
+    return std::pair<std::int64_t, std::int64_t>{outer.strides[0][0], strides[static_cast<std::size_t>(last)]};
+  }
+
   // The value a leaf reads: one the step computed, or memory (-1 when its layout does not fit).
   int value_of(const ir::NodePtr& read, bool per_row) {
     const ir::Node* base = ir::view_base(read.get());
@@ -241,8 +308,7 @@ class RowSpecBuilder {
     const ir::Strides& strides = value.layout.strides;
     if (shape.size() < static_cast<std::size_t>(first_axis_)) return -1;
     const auto split = static_cast<std::ptrdiff_t>(first_axis_);
-    const MergedAxes rows = merge_axes(ir::Shape(shape.begin(), shape.begin() + split),
-                                       {ir::Strides(strides.begin(), strides.begin() + split)});
+    const auto rows = row_strides(shape, strides);
     std::int64_t column_stride = 0;
     if (!per_row) {
       const MergedAxes columns = merge_axes(ir::Shape(shape.begin() + split, shape.end()),
@@ -250,16 +316,15 @@ class RowSpecBuilder {
       if (columns.shape.size() != 1) return -1;
       column_stride = columns.strides[0][0];
     }
-    if (rows.shape.size() != 1) return -1;
+    if (!rows) return -1;
     RowValue entry;
     entry.kind = per_row ? RowValueKind::row_input : RowValueKind::column_input;
     entry.dtype = value.dtype;
     entry.access = classify_inner_stride(column_stride);
-    entry.same_every_row = !per_row && rows.strides[0][0] == 0;
+    entry.same_every_row = !per_row && rows->first == 0 && rows->second == 0;
     entry.input = static_cast<int>(prepared_.leaves.size());
     prepared_.leaves.push_back(read);
-    prepared_.input_strides.push_back(rows.strides[0][0]);
-    prepared_.input_strides.push_back(column_stride);
+    prepared_.input_strides.insert(prepared_.input_strides.end(), {rows->first, rows->second, column_stride});
     const int v = add_value(entry);
     memory[read.get()] = v;
     return v;
@@ -308,9 +373,18 @@ void PreparedRow::launch(const ir::Step& step, ValueTable& values, const StepDum
   if (rows == 0) return;
   // The plan fixes every layout; only the buffers change from one run to the next.
   std::vector<const void*> input_pointers;
-  for (const auto& leaf : prepared.leaves) input_pointers.push_back(element_pointer(values.resolve(leaf)));
+  for (std::size_t k = 0; k < prepared.leaves.size(); ++k) {
+    const void* fixed = k < prepared.fixed_pointers.size() ? prepared.fixed_pointers[k] : nullptr;
+    input_pointers.push_back(fixed ? fixed : element_pointer(values.resolve(prepared.leaves[k])));
+  }
+  std::vector<std::int64_t> gather_bounds = prepared.gather_bounds;
+  gather_bounds.resize(2 * prepared.leaves.size(), 0);
   auto* function = prepared.kernel->as<codegen::RowFunction>();
-  auto run_rows = [&](std::int64_t begin, std::int64_t end) {
+  const std::int64_t work = rows * std::max<std::int64_t>(columns, 1);
+  const std::int64_t tasks = std::min({std::int64_t{pool_threads()}, rows, work / kMinElementsPerTask});
+  // Each task reports the first index out of range it meets in a record of its own.
+  std::vector<codegen::IndexFault> faults(static_cast<std::size_t>(std::max<std::int64_t>(tasks, 1)));
+  auto run_rows = [&](std::int64_t begin, std::int64_t end, codegen::IndexFault* fault) {
     std::vector<std::shared_ptr<ir::Buffer>> scratch;
     std::vector<void*> scratch_pointers;
     for (DType dtype : prepared.scratch) {
@@ -321,17 +395,18 @@ void PreparedRow::launch(const ir::Step& step, ValueTable& values, const StepDum
     args.columns = columns;
     args.inputs = input_pointers.data();
     args.input_strides = prepared.input_strides.data();
+    args.inner_rows = prepared.inner_rows;
     args.outputs = output_pointers.data();
     args.scratch = scratch_pointers.data();
+    args.gather_bounds = gather_bounds.data();
+    args.fault = fault;
     function(&args, begin, end);
   };
-  const std::int64_t work = rows * std::max<std::int64_t>(columns, 1);
-  const std::int64_t tasks = std::min({std::int64_t{pool_threads()}, rows, work / kMinElementsPerTask});
-  if (tasks <= 1) {
-    run_rows(0, rows);
-    return;
-  }
-  parallel_for(tasks, [&](std::int64_t t) { run_rows(rows * t / tasks, rows * (t + 1) / tasks); });
+  if (tasks <= 1)
+    run_rows(0, rows, faults.data());
+  else
+    parallel_for(tasks, [&](std::int64_t t) { run_rows(rows * t / tasks, rows * (t + 1) / tasks, &faults[static_cast<std::size_t>(t)]); });
+  throw_first_index_fault(prepared.gathers, faults);
 }
 
 }  // namespace tensorjit::detail

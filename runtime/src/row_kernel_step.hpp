@@ -13,9 +13,18 @@ namespace tensorjit::detail {
 struct PreparedRow final : PreparedStep {
   codegen::KernelHandle kernel;
   std::vector<ir::NodePtr> leaves;
-  std::vector<std::int64_t> input_strides;  // leaves x 2: per row, per column
+  std::vector<std::int64_t> input_strides;  // leaves x 3: per outer row, per inner row, per column
   std::vector<DType> scratch;               // one row of `columns` elements each, per task
+  // Per leaf (or empty, or shorter: none): the gather that reads it at its indices, or null
+  // (codegen/row_kernel.hpp, "Gathers"); its indexed axis's extent and stride; where a gathered
+  // leaf that is no value of the plan is read (a literal constant, held here; an axis of no
+  // elements), or null.
+  std::vector<ir::NodePtr> gathers;
+  std::vector<std::int64_t> gather_bounds;  // leaves x 2
+  std::vector<const void*> fixed_pointers;
+  std::vector<std::shared_ptr<ir::Buffer>> held;
   std::int64_t rows = 0;
+  std::int64_t inner_rows = 1;  // codegen::RowArgs::inner_rows
   std::int64_t columns = 0;
 
   void launch(const ir::Step& step, ValueTable& values, const StepDump& dump) const override;

@@ -35,10 +35,9 @@ struct PreparedPart {
 
 void run_row_step(const ir::Step& step, ValueTable& values, const StepDump& dump) {
   // The rows: the leading axes of the first part's reduction input; the columns: the rest.
-  const ir::NodePtr* reduction = nullptr;
-  for (const auto& node : step.parts.front().nodes)
-    if (ir::is_reduce(node->op())) reduction = &node;
-  TJ_INTERNAL_CHECK(reduction) << "row step: the first part has no reduction";
+  const ir::NodePtr reduction_node = ir::row_step_reduction(step);
+  TJ_INTERNAL_CHECK(reduction_node) << "row step: no reduce part";
+  const ir::NodePtr* reduction = &reduction_node;
   const ir::Shape& domain = (*reduction)->input(0)->shape();
   const int first_axis = (*reduction)->attr<ir::ReduceAttr>().axes.front();
   std::int64_t rows = 1, columns = 1;
@@ -110,7 +109,11 @@ void run_row_step(const ir::Step& step, ValueTable& values, const StepDump& dump
   std::vector<std::vector<Operand>> inputs(step.parts.size()), outputs(step.parts.size());
   for (std::size_t p = 0; p < step.parts.size(); ++p) {
     const auto& leaves = prepared[p].loop ? prepared[p].loop->leaves : prepared[p].reduce->leaves;
-    for (const auto& leaf : leaves) inputs[p].push_back(operand(leaf, true));
+    for (std::size_t k = 0; k < leaves.size(); ++k) {
+      // A gathered leaf that is no value of the plan (loop_step.hpp's fixed_pointers).
+      const void* fixed = prepared[p].loop ? prepared[p].loop->fixed_pointers[k] : nullptr;
+      inputs[p].push_back(fixed ? Operand{static_cast<const char*>(fixed), -1, 0} : operand(leaves[k], true));
+    }
     for (const auto& out : step.parts[p].outputs) outputs[p].push_back(operand(out, false));
   }
 
@@ -118,6 +121,9 @@ void run_row_step(const ir::Step& step, ValueTable& values, const StepDump& dump
       1, kChunkBytes / std::max<std::int64_t>(1, columns * static_cast<std::int64_t>(widest)));
   const std::int64_t chunks = (rows + rows_per_chunk - 1) / rows_per_chunk;
   const std::int64_t tasks = std::min<std::int64_t>(pool_threads(), chunks);
+  // One record of the first index out of range per task and part: a part's calls meet its
+  // elements in order, but a later part may meet an earlier row of the chunk.
+  std::vector<codegen::IndexFault> faults(static_cast<std::size_t>(tasks) * step.parts.size());
 
   auto run_chunks = [&](std::int64_t task) {
     std::vector<std::shared_ptr<ir::Buffer>> buffers;
@@ -148,6 +154,8 @@ void run_row_step(const ir::Step& step, ValueTable& values, const StepDump& dump
           args.inputs = input_pointers.data();
           args.input_strides = loop.input_strides.data();
           args.outputs = output_pointers.data();
+          args.gather_bounds = loop.gather_bounds.data();
+          args.fault = &faults[static_cast<std::size_t>(task) * step.parts.size() + p];
           loop.kernel->as<codegen::LoopFunction>()(&args, first * columns, last * columns);
         } else {
           const PreparedReduce& reduce = *prepared[p].reduce;
@@ -164,6 +172,15 @@ void run_row_step(const ir::Step& step, ValueTable& values, const StepDump& dump
     run_chunks(0);
   else
     parallel_for(tasks, run_chunks);
+  // Each part's faults name its own inputs.
+  const codegen::IndexFault* earliest = nullptr;
+  std::size_t earliest_part = 0;
+  for (std::size_t f = 0; f < faults.size(); ++f)
+    if (faults[f].found && (!earliest || faults[f].position < earliest->position)) {
+      earliest = &faults[f];
+      earliest_part = f % step.parts.size();
+    }
+  if (earliest) throw_first_index_fault(prepared[earliest_part].loop->gathers, {earliest, 1});
 }
 
 }  // namespace tensorjit::detail

@@ -519,9 +519,26 @@ class RandomGraphBuilder {
     index_shape[static_cast<std::size_t>(axis)] = random_extent();
     if (numel(index_shape) > options_.max_elements) return;
     const DType index_dtype = pick(index_dtypes);
-    auto modulus = add(ir::make_constant(index_dtype, index_shape, ir::Scalar::of_int(index_dtype, extent)));
-    auto indices = add(ir::make_binary(ir::Op::mod, operand(index_shape, index_dtype), modulus));
+    // Sometimes one index per row of the last axis, broadcast along it (take's embedding lookup):
+    // a reduction over the last axis then makes it a row kernel's prologue, whose gathers read
+    // whole gathered rows (codegen/row_kernel.hpp, "Gathers").
+    const bool per_row = op == ir::Op::gather && axis + 1 < x->rank() && chance(0.4);
+    ir::Shape drawn_shape = index_shape;
+    if (per_row) drawn_shape.back() = 1;
+    auto modulus = add(ir::make_constant(index_dtype, drawn_shape, ir::Scalar::of_int(index_dtype, extent)));
+    auto indices = add(ir::make_binary(ir::Op::mod, operand(drawn_shape, index_dtype), modulus));
     if (chance(0.3)) indices = add(ir::make_binary(ir::Op::sub, indices, modulus));
+    if (per_row) {
+      indices = add(ir::make_expand(indices, index_shape));
+      // The reduction over the rows that makes the row step, at times.
+      if (chance(0.7)) {
+        auto gathered = add(ir::make_gather(x, indices, ir::IndexAttr{axis, 0, ir::IndexOrigin::take_along_axis}));
+        if (is_bool(gathered->dtype()) || gathered->shape().back() == 0) return;
+        auto total = add(ir::make_reduce(ir::Op::reduce_max, gathered, {x->rank() - 1}, true, ir::ReductionMode::strict));
+        add(ir::make_binary(ir::Op::sub, gathered, add(ir::make_expand(total, gathered->shape()))));
+        return;
+      }
+    }
     if (op == ir::Op::gather) {
       add(ir::make_gather(x, indices, ir::IndexAttr{axis, 0, ir::IndexOrigin::take_along_axis}));
       return;

@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <tensorjit/ir/pipeline.hpp>
+#include <tensorjit/ir/plan.hpp>
 #include <tensorjit/ir/text.hpp>
 
 #include "ir/random_graph.hpp"
@@ -102,6 +104,23 @@ TEST_CASE("random_graph: bind_random_inputs binds a parsed graph") {
   for (const auto& node : ir::topological_order(bound)) {
     if (node->op() == ir::Op::input) CHECK(node->attr<ir::InputAttr>().buffer != nullptr);
   }
+}
+
+TEST_CASE("random_graph: gathers of one index per row, reduced over the row, make row steps with a gathering prologue") {
+  // The embedding block's shape (fuse_rows.hpp): so that the differential fuzzer checks the row
+  // kernel's gathers (codegen/row_kernel.hpp, "Gathers") against the interpreter.
+  int prologues = 0;
+  for (std::uint64_t seed = 0; seed < 3000 && prologues < 3; ++seed) {
+    RandomGraphOptions options;
+    options.seed = seed;
+    options.max_nodes = 40;
+    const ir::Plan plan = ir::plan_graph(random_graph(options));
+    for (const auto& step : plan.steps)
+      if (step.kind == ir::Step::Kind::row && step.parts.front().kind == ir::Step::Kind::loop &&
+          ir::computes_gather(step.parts.front()))
+        ++prologues;
+  }
+  CHECK(prologues >= 3);
 }
 
 }  // TEST_SUITE

@@ -6,6 +6,7 @@
 // bench/.venv has them. ctest reruns the "*JIT*" cases at every VECTOR_BITS and at 1 and 2 threads.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <random>
 
@@ -104,6 +105,111 @@ TEST_SUITE("runtime") {
     INFO(plan);
     CHECK(plan.find("step 0: loop") != std::string::npos);
     CHECK(plan.find("step 1") == std::string::npos);
+  }
+
+  TEST_CASE("indexing JIT: the embedding block is one row kernel, bit for bit, at every row length") {
+    // layernorm(take(word_emb, ids) + take(pos_emb, positions) + type_row): the gathered rows are
+    // read where the row kernel needs them (codegen/row_kernel.hpp, "Gathers"), one index per row.
+    std::mt19937_64 rng(12);
+    for (std::int64_t hidden : {1, 3, 8, 33, 64, 385}) {
+      for (const tj::Shape& tokens : std::vector<tj::Shape>{{1, 1}, {3, 7}, {0, 5}, {2, 33}}) {
+        for (tj::DType index_dtype : {tj::i64, tj::i32}) {
+          CAPTURE(hidden);
+          CAPTURE(tokens);
+          CAPTURE(index_dtype);
+          const tj::Tensor word = random_values(rng, {50, hidden}, tj::f32);
+          const tj::Tensor pos = random_values(rng, {40, hidden}, tj::f32);
+          const tj::Tensor type_row = random_values(rng, {hidden}, tj::f32);
+          const tj::Tensor gamma = random_values(rng, {hidden}, tj::f32);
+          const tj::Tensor beta = random_values(rng, {hidden}, tj::f32);
+          const tj::Tensor ids = random_indices(rng, tokens, 50, index_dtype);
+          const tj::Tensor positions = random_indices(rng, {1, tokens[1]}, 40, index_dtype).expand(tokens);
+          tj::eval({word, pos, type_row, gamma, beta, ids, positions});
+          const tj::Tensor x = tj::take(word, ids) + tj::take(pos, positions) + type_row;
+          const tj::Tensor y = tj::layernorm(x, gamma, beta, 1e-12);
+          const std::string plan = plan_of({y});
+          INFO(plan);
+          CHECK(plan.find("step 0: row") != std::string::npos);
+          CHECK(plan.find("step 1") == std::string::npos);
+          // One kernel: the row kernel, not the parts' own kernels (its rows are [batch, tokens],
+          // the positions read in place, broadcast over the batch).
+          const tj::JitStatistics before = tj::jit_statistics();
+          tj::layernorm(tj::take(word, ids) + tj::take(pos, positions) + type_row, gamma, beta, 1e-12).eval();
+          const tj::JitStatistics after = tj::jit_statistics();
+          CHECK(after.compiles + after.memory_hits + after.disk_hits ==
+                before.compiles + before.memory_hits + before.disk_hits + 1);
+          check({y});
+          // The summed rows kept as well: written by the row kernel too.
+          check({y, x});
+          // One gather, its index computed per row in the kernel, and a softmax over the row.
+          check({tj::softmax(tj::take(word, tj::remainder(ids * 3, tj::scalar<std::int64_t>(50)).astype(index_dtype)), -1)});
+        }
+      }
+    }
+    // A table read through a view (transposed: columns far apart), and a gathered f64 table.
+    const tj::Tensor table = random_values(rng, {24, 50}, tj::f32).eval();
+    const tj::Tensor ids = random_indices(rng, {9}, 50, tj::i64).eval();
+    const tj::Tensor gathered = tj::take(table.transpose(), ids);
+    check({gathered - gathered.max({-1}, true)});
+    CHECK(plan_of({gathered - gathered.max({-1}, true)}).find("step 1") == std::string::npos);
+    const tj::Tensor wide = random_values(rng, {30, 17}, tj::f64).eval();
+    check({tj::layernorm(tj::take(wide, tj::remainder(ids, tj::scalar<std::int64_t>(30))) * 2.0, tj::ones({17}, tj::f64), tj::zeros({17}, tj::f64))});
+    // An index that varies along the row: gathered one element per lane.
+    const tj::Tensor along = random_indices(rng, {30, 41}, 17, tj::i64).eval();
+    const tj::Tensor picked = tj::take_along_axis(wide, along, 1);
+    check({picked / picked.sum({-1}, true)});
+    CHECK(plan_of({picked / picked.sum({-1}, true)}).find("step 1") == std::string::npos);
+    // Positions as an arange the kernels compute: the step runs part by part, with the same bits.
+    const tj::Tensor word = random_values(rng, {50, 40}, tj::f32).eval();
+    const tj::Tensor ids2 = random_indices(rng, {4, 16}, 50, tj::i64).eval();
+    const tj::Tensor iota_positions = tj::arange(0, 16, 1, tj::i64).reshape({1, 16}).expand({4, 16});
+    check({tj::layernorm(tj::take(word, ids2) + tj::take(word, iota_positions), tj::ones({40}), tj::zeros({40}))});
+  }
+
+  TEST_CASE("indexing JIT: an index out of range in a row kernel is an error naming it and its position, tensors stay valid") {
+    const tj::Tensor word = tj::arange(0, 50 * 8, 1, tj::f32).reshape({50, 8}).eval();
+    const tj::Tensor pos = tj::arange(0, 6 * 8, 1, tj::f32).reshape({6, 8}).eval();
+    const tj::Tensor gamma = tj::ones({8}).eval(), beta = tj::zeros({8}).eval();
+    auto block = [&](const tj::Tensor& ids, const tj::Tensor& positions) {
+      return tj::layernorm(tj::take(word, ids) + tj::take(pos, positions), gamma, beta);
+    };
+    std::vector<std::int64_t> id_values(4 * 6, 1);
+    id_values[1 * 6 + 2] = 50;
+    const tj::Tensor ids = tj::tensor<std::int64_t>({4, 6}, id_values).eval();
+    const tj::Tensor positions = tj::arange(0, 6, 1, tj::i64).reshape({1, 6}).expand({4, 6}).eval();
+    CHECK(plan_of({block(ids, positions)}).find("step 1") == std::string::npos);
+    CHECK_THROWS_WITH_AS(block(ids, positions).eval(),
+                         doctest::Contains("take: index 50 at position [1, 2] of the indices is outside [-50, 50)"), tj::Error);
+    CHECK_THROWS_WITH_AS(block(ids - 52, positions).eval(), doctest::Contains("take: index -51 at position [0, 0]"), tj::Error);
+    // The earliest position in row-major order, whichever gather and phase meets it first.
+    const tj::Tensor late_positions = tj::tensor<std::int64_t>({4, 6}, {0, 1, 2, 3, 4, 5, 0, -7, 2, 3, 4, 5,
+                                                                        0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5}).eval();
+    CHECK_THROWS_WITH_AS(block(ids, late_positions).eval(),
+                         doctest::Contains("index -7 at position [1, 1] of the indices is outside [-6, 6)"), tj::Error);
+    // An index that varies along the row, checked per lane.
+    std::vector<std::int64_t> along_values(5 * 13, 2);
+    along_values[3 * 13 + 11] = 8;
+    along_values[4 * 13 + 1] = -9;
+    const tj::Tensor along = tj::tensor<std::int64_t>({5, 13}, along_values).eval();
+    const tj::Tensor picked = tj::take_along_axis(word.slice(0, 0, 5), along, 1);
+    CHECK_THROWS_WITH_AS((picked - picked.max({-1}, true)).eval(),
+                         doctest::Contains("take_along_axis: index 8 at position [3, 11]"), tj::Error);
+    // Rows split over threads: the first in row-major order still.
+    std::vector<std::int64_t> many(3000 * 64, 3);
+    many[2100 * 64] = 77;
+    many[2900 * 64] = -77;
+    const tj::Tensor many_ids = tj::tensor<std::int64_t>({3000, 64}, many).eval();
+    CHECK_THROWS_WITH_AS(block(many_ids, tj::zeros({3000, 64}, tj::i64)).eval(), doctest::Contains("index 77 at position [2100, 0]"),
+                         tj::Error);
+    // Part by part (positions an arange the kernels compute): the same error.
+    const tj::Tensor iota_positions = tj::arange(0, 6, 1, tj::i64).reshape({1, 6}).expand({4, 6});
+    CHECK_THROWS_WITH_AS(block(ids, iota_positions).eval(), doctest::Contains("take: index 50 at position [1, 2]"), tj::Error);
+    // Nothing above changed a value, and the same graphs with valid indices still run.
+    CHECK(ids.to_vector<std::int64_t>() == id_values);
+    CHECK(word.sum().item<float>() == 79800.0f);
+    const tj::Tensor fixed = block(tj::remainder(ids, tj::scalar<std::int64_t>(50)), positions);
+    check({fixed});
+    CHECK(std::isfinite(fixed.sum().item<float>()));
   }
 
   TEST_CASE("indexing JIT: index_add and scatter_add add repeated destinations in one fixed order") {

@@ -14,6 +14,7 @@
 #include "codegen/src/lower/counted_loop.hpp"
 #include "codegen/src/lower/emit_elementwise.hpp"
 #include "codegen/src/lower/emit_philox.hpp"
+#include "codegen/src/lower/index_check.hpp"
 #include "codegen/src/lower/kernel_lowering.hpp"
 #include "codegen/src/lower/leaf_values.hpp"
 #include "codegen/src/lower/streaming_store.hpp"
@@ -112,10 +113,6 @@ class LoopLowering : KernelLowering {
   // A gather on `lanes` columns from `column`, its indices' values `indices` (loop_kernel.hpp,
   // "Gathers").
   llvm::Value* emit_gather(const LoopPlanNode& node, unsigned lanes, llvm::Value* column, llvm::Value* indices);
-  // When `outside` (i1) holds, the first lane of `outside_lanes` (i1 x check_lanes, or an i1)
-  // goes to LoopArgs::fault unless a fault is there already.
-  void emit_fault_report(std::size_t k, llvm::Value* outside, llvm::Value* outside_lanes, llvm::Value* values,
-                         llvm::Value* column, unsigned check_lanes);
 
   const LoopPlan& plan_;
   LoopShape shape_;
@@ -531,15 +528,10 @@ llvm::Value* LoopLowering::emit_gather(const LoopPlanNode& node, unsigned lanes,
   auto splat = [&](llvm::Value* scalar) {
     return check_lanes == 1 ? scalar : builder_.CreateVectorSplat(check_lanes, scalar);
   };
-  llvm::Value* extent = splat(gather_extents_[k]);
-  llvm::Value* zero = splat(index(0));
-  llvm::Value* element = builder_.CreateSelect(builder_.CreateICmpSLT(value, zero), builder_.CreateAdd(value, extent), value);
-  // Unsigned: a still negative element is outside too.
-  llvm::Value* inside = builder_.CreateICmpULT(element, extent, "inside");
-  llvm::Value* outside_lanes = builder_.CreateNot(inside);
-  llvm::Value* outside = check_lanes == 1 ? outside_lanes : builder_.CreateOrReduce(outside_lanes);
-  emit_fault_report(k, outside, outside_lanes, value, column, check_lanes);
-  llvm::Value* shift = builder_.CreateMul(builder_.CreateSelect(inside, element, zero), splat(gather_strides_[k]), "shift");
+  const ResolvedIndex resolved = resolve_index(builder_, value, gather_extents_[k]);
+  emit_index_fault(builder_, fault_, static_cast<std::int64_t>(k), resolved, value,
+                   builder_.CreateAdd(piece_position_, column));
+  llvm::Value* shift = builder_.CreateMul(resolved.element, splat(gather_strides_[k]), "shift");
 
   const RowInput& row = row_inputs_[k];
   const LeafSource source = plan_.source(k);
@@ -580,39 +572,6 @@ llvm::Value* LoopLowering::emit_gather(const LoopPlanNode& node, unsigned lanes,
     vector = builder_.CreateInsertElement(vector, loaded, lane);
   }
   return ElementwiseEmitter(builder_, module_, lanes).from_memory(source.dtype, vector);
-}
-
-void LoopLowering::emit_fault_report(std::size_t k, llvm::Value* outside, llvm::Value* outside_lanes,
-                                     llvm::Value* values, llvm::Value* column, unsigned check_lanes) {
-  llvm::BasicBlock* report = block("index_fault");
-  llvm::BasicBlock* checked = block("index_checked");
-  builder_.CreateCondBr(outside, report, checked, llvm::MDBuilder(context_).createBranchWeights(1, 1 << 20));
-  builder_.SetInsertPoint(report);
-  llvm::Value* lane = index(0);
-  llvm::Value* value = values;
-  if (check_lanes > 1) {
-    llvm::Value* mask = builder_.CreateBitCast(outside_lanes, builder_.getIntNTy(check_lanes));
-    lane = builder_.CreateZExt(builder_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, mask, builder_.getTrue()), index_type_);
-    value = builder_.CreateExtractElement(values, lane);
-  }
-  llvm::Value* position = builder_.CreateAdd(builder_.CreateAdd(piece_position_, column), lane, "fault_position");
-  auto field = [&](std::size_t offset) {
-    return builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), fault_, offset);
-  };
-  llvm::Value* found = builder_.CreateAlignedLoad(index_type_, field(offsetof(IndexFault, found)), llvm::Align(8));
-  llvm::Value* first = builder_.CreateICmpEQ(found, index(0));
-  const std::pair<std::size_t, llvm::Value*> writes[] = {
-      {offsetof(IndexFault, found), index(1)},
-      {offsetof(IndexFault, input), index(static_cast<std::int64_t>(k))},
-      {offsetof(IndexFault, index), value},
-      {offsetof(IndexFault, position), position}};
-  for (const auto& [offset, written] : writes) {
-    llvm::Value* pointer = field(offset);
-    llvm::Value* kept = builder_.CreateAlignedLoad(index_type_, pointer, llvm::Align(8));
-    builder_.CreateAlignedStore(builder_.CreateSelect(first, written, kept), pointer, llvm::Align(8));
-  }
-  builder_.CreateBr(checked);
-  builder_.SetInsertPoint(checked);
 }
 
 llvm::Value* LoopLowering::philox_key(const LoopPlanNode& node) {

@@ -23,6 +23,7 @@
 
 #include "codegen/src/lower/counted_loop.hpp"
 #include "codegen/src/lower/emit_elementwise.hpp"
+#include "codegen/src/lower/index_check.hpp"
 #include "codegen/src/lower/lower_loop.hpp"
 #include "codegen/src/lower/kernel_lowering.hpp"
 #include "codegen/src/lower/reduce_values.hpp"
@@ -42,13 +43,23 @@ class RowLowering : KernelLowering {
   // Per value, what the current row needs.
   struct Current {
     llvm::Value* base = nullptr;           // inputs and outputs: the whole buffer
-    llvm::Value* row_stride = nullptr;     // inputs
+    llvm::Value* outer_row_stride = nullptr;  // inputs: per outer row
+    llvm::Value* row_stride = nullptr;        // inputs: per inner row
+    llvm::Value* next_row = nullptr;          // column inputs: element 0 of the next row
     llvm::Value* column_stride = nullptr;  // strided column inputs
     llvm::Value* row = nullptr;            // column-level values: element 0 of the current row
     llvm::Value* scalar = nullptr;         // row-level values and broadcast inputs, in registers
+    llvm::Value* extent = nullptr;         // gathered inputs: the indexed axis's extent
+    llvm::Value* axis_stride = nullptr;    // and stride (RowArgs::gather_bounds)
   };
 
   llvm::Type* memory_type(DType dtype) { return memory_element_type(context_, dtype); }
+  // The offset of row `row`'s element 0 in input `c`: row = outer * inner_rows + inner.
+  llvm::Value* row_offset(const Current& c, llvm::Value* row) {
+    llvm::Value* outer = builder_.CreateUDiv(row, inner_rows_, "outer_row");
+    llvm::Value* inner = builder_.CreateSub(row, builder_.CreateMul(outer, inner_rows_), "inner_row");
+    return builder_.CreateAdd(builder_.CreateMul(outer, c.outer_row_stride), builder_.CreateMul(inner, c.row_stride));
+  }
   llvm::Align align(DType dtype) { return llvm::Align(itemsize(dtype)); }
   llvm::Value* load_pointer(llvm::Value* array, std::size_t position, const char* name) {
     return builder_.CreateAlignedLoad(
@@ -72,10 +83,27 @@ class RowLowering : KernelLowering {
   // The expression's node values on `lanes` lanes; input leaf k read by load_input(k). A node
   // with a scalar in `hoisted` is that scalar, splat. With `only` given, the nodes it marks false
   // are not emitted (their values stay null).
+  // `reads`: the phase's value per input leaf, for its gathers (row_kernel.hpp, "Gathers").
   template <typename LoadInput>
   std::vector<llvm::Value*> emit_expression(const LoopPlan& plan, unsigned lanes, LoadInput load_input,
                                             const std::vector<llvm::Value*>& hoisted = {},
-                                            const std::vector<bool>& only = {});
+                                            const std::vector<bool>& only = {},
+                                            const std::vector<int>* reads = nullptr,
+                                            llvm::Value* column = nullptr);
+  // Which nodes of a phase's expression are the same across the row: constants, per-row values,
+  // broadcast inputs (not gathered ones), and ops of those alone (never a gather).
+  std::vector<bool> row_invariant_nodes(const LoopPlan& plan, const std::vector<int>& reads);
+  // For each gather of the phase whose index is the same across the row: the index resolved and
+  // checked once for the row, and the gathered row's first element (gathered_rows_); `hoisted`
+  // holds the phase's row invariants (emit_row_invariants).
+  void emit_gathered_rows(const LoopPlan& plan, const std::vector<int>& reads,
+                          const std::vector<llvm::Value*>& hoisted);
+  // Asks for the gathered row (of value `gathered`) that a later row reads at the index in value
+  // `index_value`, when that index is read from memory.
+  void emit_gathered_row_prefetch(std::size_t gathered, std::size_t index_value);
+  // Gather node `n` on `lanes` columns from `column`, its index's values `indices`.
+  llvm::Value* emit_gather(const LoopPlan& plan, const std::vector<int>& reads, std::size_t n, unsigned lanes,
+                           llvm::Value* column, llvm::Value* indices);
   // The ops of a phase's expression whose operands are all the same across the row (per-row
   // values, broadcast inputs, constants), computed once per row as scalars; null elsewhere.
   std::vector<llvm::Value*> emit_row_invariants(const LoopPlan& plan, const std::vector<int>& reads);
@@ -98,7 +126,13 @@ class RowLowering : KernelLowering {
   const RowPlan& plan_;
   int vector_bits_;
   llvm::Value* columns_ = nullptr;
+  llvm::Value* inner_rows_ = nullptr;  // RowArgs::inner_rows
+  llvm::Value* row_ = nullptr;    // the current row
+  llvm::Value* fault_ = nullptr;  // RowArgs::fault, when a value is gathered
   std::vector<Current> current_;
+  // Per node of the current phase's expression: the gathered row of a gather whose index is the
+  // same across the row (emit_gathered_rows), else null.
+  std::vector<llvm::Value*> gathered_rows_;
 };
 
 template <typename Body>
@@ -111,6 +145,7 @@ void RowLowering::build(const std::string& symbol) {
   begin_function(symbol, vector_bits_);
   emit_prologue();
   emit_counted_loop("row", begin_, end_, 1, [&](llvm::Value* row) {
+    row_ = row;
     emit_row_setup(row);
     // The phase that prefetches the next row (emit_next_row_prefetch): the first loop phase when
     // a phase follows it (softmax's exp), so the row's later phases overlap the fetch; else the
@@ -144,15 +179,20 @@ void RowLowering::emit_prologue() {
   columns_ = field(index_type_, offsetof(RowArgs, columns), "columns");
   llvm::Value* inputs = field(pointer, offsetof(RowArgs, inputs), "inputs");
   llvm::Value* strides = field(pointer, offsetof(RowArgs, input_strides), "strides");
+  inner_rows_ = field(index_type_, offsetof(RowArgs, inner_rows), "inner_rows");
   llvm::Value* outputs = field(pointer, offsetof(RowArgs, outputs), "outputs");
   llvm::Value* scratch = field(pointer, offsetof(RowArgs, scratch), "scratch");
   auto stride = [&](int input, int which) {
     return builder_.CreateAlignedLoad(
         index_type_,
         builder_.CreateConstInBoundsGEP1_64(index_type_, strides,
-                                            static_cast<std::uint64_t>(2 * input + which)),
+                                            static_cast<std::uint64_t>(3 * input + which)),
         llvm::Align(8), "stride");
   };
+  bool gathers = false;
+  for (const RowValue& value : plan_.values) gathers = gathers || value.gathered;
+  llvm::Value* bounds = gathers ? field(pointer, offsetof(RowArgs, gather_bounds), "gather_bounds") : nullptr;
+  if (gathers) fault_ = field(pointer, offsetof(RowArgs, fault), "fault");
   current_.assign(plan_.values.size(), Current{});
   for (std::size_t v = 0; v < plan_.values.size(); ++v) {
     const RowValue& value = plan_.values[v];
@@ -161,9 +201,14 @@ void RowLowering::emit_prologue() {
       case RowValueKind::column_input:
       case RowValueKind::row_input:
         c.base = load_pointer(inputs, static_cast<std::size_t>(value.input), "input");
-        c.row_stride = stride(value.input, 0);
+        c.outer_row_stride = stride(value.input, 0);
+        c.row_stride = stride(value.input, 1);
         if (value.kind == RowValueKind::column_input && value.access == InnerAccess::strided)
-          c.column_stride = stride(value.input, 1);
+          c.column_stride = stride(value.input, 2);
+        if (value.gathered) {
+          c.extent = load_index(bounds, index(2 * std::int64_t{value.input}), "extent");
+          c.axis_stride = load_index(bounds, index(2 * std::int64_t{value.input} + 1), "axis_stride");
+        }
         break;
       case RowValueKind::column_value:
         c.base = value.output >= 0
@@ -186,8 +231,9 @@ void RowLowering::emit_row_setup(llvm::Value* row) {
     llvm::Type* element = memory_type(value.dtype);
     switch (value.kind) {
       case RowValueKind::column_input:
-        c.row = builder_.CreateGEP(element, c.base, builder_.CreateMul(row, c.row_stride), "row");
-        if (value.access == InnerAccess::broadcast)
+        c.row = builder_.CreateGEP(element, c.base, row_offset(c, row), "row");
+        c.next_row = builder_.CreateGEP(element, c.base, row_offset(c, builder_.CreateAdd(row, index(1))), "next_row");
+        if (value.access == InnerAccess::broadcast && !value.gathered)
           c.scalar = scalar.from_memory(
               value.dtype, builder_.CreateAlignedLoad(element, c.row, align(value.dtype)));
         break;
@@ -195,7 +241,7 @@ void RowLowering::emit_row_setup(llvm::Value* row) {
         c.scalar = scalar.from_memory(
             value.dtype,
             builder_.CreateAlignedLoad(
-                element, builder_.CreateGEP(element, c.base, builder_.CreateMul(row, c.row_stride)),
+                element, builder_.CreateGEP(element, c.base, row_offset(c, row)),
                 align(value.dtype)));
         break;
       case RowValueKind::column_value:
@@ -213,6 +259,7 @@ void RowLowering::emit_row_setup(llvm::Value* row) {
 llvm::Value* RowLowering::load_value(int v, unsigned lanes, llvm::Value* column) {
   const RowValue& value = plan_.values[static_cast<std::size_t>(v)];
   const Current& c = current_[static_cast<std::size_t>(v)];
+  TJ_INTERNAL_CHECK(!value.gathered) << "row kernel: value " << v << " is read only by gathers";
   ElementwiseEmitter emitter(builder_, module_, lanes);
   llvm::Type* element = memory_type(value.dtype);
   const bool splat = value.kind == RowValueKind::row_input || value.kind == RowValueKind::row_value ||
@@ -245,7 +292,8 @@ template <typename LoadInput>
 std::vector<llvm::Value*> RowLowering::emit_expression(const LoopPlan& plan, unsigned lanes,
                                                        LoadInput load_input,
                                                        const std::vector<llvm::Value*>& hoisted,
-                                                       const std::vector<bool>& only) {
+                                                       const std::vector<bool>& only,
+                                                       const std::vector<int>* reads, llvm::Value* column) {
   ElementwiseEmitter emitter(builder_, module_, lanes);
   std::vector<llvm::Value*> values(plan.nodes.size(), nullptr);
   for (std::size_t n = 0; n < plan.nodes.size(); ++n) {
@@ -254,7 +302,12 @@ std::vector<llvm::Value*> RowLowering::emit_expression(const LoopPlan& plan, uns
     if (!hoisted.empty() && hoisted[n]) {
       values[n] = lanes == 1 ? hoisted[n] : builder_.CreateVectorSplat(lanes, hoisted[n]);
     } else if (node.op == ir::Op::input) {
-      values[n] = load_input(static_cast<std::size_t>(node.input_index));
+      // A gathered input has no value of its own: its gathers read it at their indices.
+      if (!plan.input_gathered[static_cast<std::size_t>(node.input_index)])
+        values[n] = load_input(static_cast<std::size_t>(node.input_index));
+    } else if (node.op == ir::Op::gather) {
+      TJ_INTERNAL_CHECK(reads && column) << "row kernel: a gather outside a phase's column loop";
+      values[n] = emit_gather(plan, *reads, n, lanes, column, values[static_cast<std::size_t>(node.operands[1])]);
     } else if (node.op == ir::Op::constant) {
       values[n] = emitter.constant(node.dtype, node.constant);
     } else {
@@ -282,12 +335,12 @@ void RowLowering::emit_next_row_prefetch(llvm::Value* column, std::int64_t count
                                                              {builder_.getPtrTy()});
   for (std::size_t v = 0; v < plan_.values.size(); ++v) {
     const RowValue& value = plan_.values[v];
+    // A gathered row is found by its index (which the next row may not share).
     if (value.kind != RowValueKind::column_input || value.access != InnerAccess::contiguous ||
-        value.same_every_row)
+        value.same_every_row || value.gathered)
       continue;
     const auto size = static_cast<std::int64_t>(itemsize(value.dtype));
-    llvm::Value* next = builder_.CreateGEP(memory_type(value.dtype), current_[v].row,
-                                           builder_.CreateAdd(current_[v].row_stride, column));
+    llvm::Value* next = builder_.CreateGEP(memory_type(value.dtype), current_[v].next_row, column);
     for (std::int64_t byte = 0; byte < count * size; byte += 64)
       builder_.CreateCall(prefetch, {builder_.CreateConstGEP1_64(builder_.getInt8Ty(), next, byte),
                                      builder_.getInt32(0), builder_.getInt32(2), builder_.getInt32(1)});
@@ -312,10 +365,8 @@ void RowLowering::emit_next_row_prefetch(llvm::Value* column, std::int64_t count
 // skips: a column input read at column 0 for an op whose value is thrown away was not always
 // removed as dead (sin's slow-path branch kept it), and read past the end of an empty row (a
 // crash for an empty from_blob without memory).
-std::vector<llvm::Value*> RowLowering::emit_row_invariants(const LoopPlan& plan,
-                                                           const std::vector<int>& reads) {
+std::vector<bool> RowLowering::row_invariant_nodes(const LoopPlan& plan, const std::vector<int>& reads) {
   std::vector<bool> invariant(plan.nodes.size(), false);
-  bool any = false;
   for (std::size_t n = 0; n < plan.nodes.size(); ++n) {
     const LoopPlanNode& node = plan.nodes[n];
     if (node.op == ir::Op::constant) {
@@ -323,15 +374,24 @@ std::vector<llvm::Value*> RowLowering::emit_row_invariants(const LoopPlan& plan,
     } else if (node.op == ir::Op::input) {
       const auto read = reads[static_cast<std::size_t>(node.input_index)];
       const RowValue& value = plan_.values[static_cast<std::size_t>(read)];
-      invariant[n] = value.kind == RowValueKind::row_input || value.kind == RowValueKind::row_value ||
-                     (value.kind == RowValueKind::column_input && value.access == InnerAccess::broadcast);
-    } else {
+      invariant[n] = !value.gathered &&
+                     (value.kind == RowValueKind::row_input || value.kind == RowValueKind::row_value ||
+                      (value.kind == RowValueKind::column_input && value.access == InnerAccess::broadcast));
+    } else if (node.op != ir::Op::gather) {
       invariant[n] = true;
       for (int operand : node.operands)
         invariant[n] = invariant[n] && invariant[static_cast<std::size_t>(operand)];
-      any = any || invariant[n];
     }
   }
+  return invariant;
+}
+
+std::vector<llvm::Value*> RowLowering::emit_row_invariants(const LoopPlan& plan,
+                                                           const std::vector<int>& reads) {
+  const std::vector<bool> invariant = row_invariant_nodes(plan, reads);
+  bool any = false;
+  for (std::size_t n = 0; n < plan.nodes.size(); ++n)
+    any = any || (invariant[n] && !plan.nodes[n].operands.empty());
   if (!any) return {};
   std::vector<llvm::Value*> scalars = emit_expression(
       plan, 1, [&](std::size_t k) { return load_value(reads[k], 1, index(0)); }, {}, invariant);
@@ -340,6 +400,127 @@ std::vector<llvm::Value*> RowLowering::emit_row_invariants(const LoopPlan& plan,
     if (op == ir::Op::input || op == ir::Op::constant) scalars[n] = nullptr;
   }
   return scalars;
+}
+
+void RowLowering::emit_gathered_rows(const LoopPlan& plan, const std::vector<int>& reads,
+                                     const std::vector<llvm::Value*>& hoisted) {
+  gathered_rows_.assign(plan.nodes.size(), nullptr);
+  std::vector<bool> invariant;
+  ElementwiseEmitter scalar(builder_, module_, 1);
+  for (std::size_t n = 0; n < plan.nodes.size(); ++n) {
+    const LoopPlanNode& node = plan.nodes[n];
+    if (node.op != ir::Op::gather) continue;
+    if (invariant.empty()) invariant = row_invariant_nodes(plan, reads);
+    const auto i = static_cast<std::size_t>(node.operands[1]);
+    if (!invariant[i]) continue;
+    const LoopPlanNode& index_node = plan.nodes[i];
+    llvm::Value* value = hoisted.empty() ? nullptr : hoisted[i];
+    if (index_node.op == ir::Op::constant)
+      value = scalar.constant(index_node.dtype, index_node.constant);
+    else if (index_node.op == ir::Op::input)
+      value = load_value(reads[static_cast<std::size_t>(index_node.input_index)], 1, index(0));
+    TJ_INTERNAL_CHECK(value) << "row kernel: a gather's index the same across the row was not computed";
+    value = builder_.CreateSExtOrBitCast(value, index_type_, "index");
+    const auto v = static_cast<std::size_t>(reads[static_cast<std::size_t>(plan.nodes[static_cast<std::size_t>(node.operands[0])].input_index)]);
+    const Current& c = current_[v];
+    ResolvedIndex resolved = resolve_index(builder_, value, c.extent);
+    // A row of no columns reads nothing of the gathered row, and has no index to check.
+    ResolvedIndex checked = resolved;
+    checked.inside = builder_.CreateOr(resolved.inside, builder_.CreateICmpEQ(columns_, index(0)));
+    emit_index_fault(builder_, fault_, plan_.values[v].input, checked, value, builder_.CreateMul(row_, columns_));
+    gathered_rows_[n] = builder_.CreateGEP(memory_type(plan_.values[v].dtype), c.row,
+                                           builder_.CreateMul(resolved.element, c.axis_stride), "gathered_row");
+    if (index_node.op == ir::Op::input)
+      emit_gathered_row_prefetch(v, static_cast<std::size_t>(reads[static_cast<std::size_t>(index_node.input_index)]));
+  }
+}
+
+// The gathered row a later row will read, asked for now: the rows of a large table (an embedding's
+// 30522 x 384 words) are far apart in memory, and a row kernel's phases (layernorm's reductions)
+// keep the out-of-order core from reaching the next row's loads by itself, so each gathered row
+// would cost a memory latency. For an index read straight from memory (take's ids: a broadcast
+// column input or a row input), row r asks for the gathered row of row r + kGatherAhead (the
+// call's last row when past it: its ids are readable), whose index is resolved but not checked
+// (that row checks it), into L2, a line at a time. A prefetch never faults.
+void RowLowering::emit_gathered_row_prefetch(std::size_t gathered, std::size_t index_value) {
+  const RowValue& index_value_kind = plan_.values[index_value];
+  const bool in_memory = index_value_kind.kind == RowValueKind::row_input ||
+                         (index_value_kind.kind == RowValueKind::column_input && index_value_kind.access == InnerAccess::broadcast);
+  if (!in_memory || index_value_kind.gathered) return;
+  constexpr std::int64_t kGatherAhead = 2;
+  const Current& index_source = current_[index_value];
+  const Current& table = current_[gathered];
+  llvm::Value* ahead = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, builder_.CreateAdd(row_, index(kGatherAhead)),
+                                                      builder_.CreateSub(end_, index(1)));
+  llvm::Type* index_element = memory_type(index_value_kind.dtype);
+  llvm::Value* later = builder_.CreateAlignedLoad(
+      index_element, builder_.CreateGEP(index_element, index_source.base, row_offset(index_source, ahead)),
+      align(index_value_kind.dtype));
+  later = builder_.CreateSExtOrBitCast(later, index_type_);
+  const ResolvedIndex resolved = resolve_index(builder_, later, table.extent);
+  const DType dtype = plan_.values[gathered].dtype;
+  llvm::Type* element = memory_type(dtype);
+  llvm::Value* first = builder_.CreateGEP(element, table.base,
+                                          builder_.CreateAdd(row_offset(table, ahead),
+                                                             builder_.CreateMul(resolved.element, table.axis_stride)));
+  const auto size = static_cast<std::int64_t>(itemsize(dtype));
+  llvm::Value* bytes = builder_.CreateMul(columns_, index(size));
+  // Contiguous columns only: a strided row's lines are not consecutive.
+  if (plan_.values[gathered].access != InnerAccess::contiguous) bytes = index(std::min<std::int64_t>(size, 64));
+  llvm::Function* prefetch = llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::prefetch, {builder_.getPtrTy()});
+  emit_counted_loop("gather_prefetch", index(0), bytes, 64, [&](llvm::Value* byte) {
+    builder_.CreateCall(prefetch, {builder_.CreateGEP(builder_.getInt8Ty(), first, byte), builder_.getInt32(0),
+                                   builder_.getInt32(2), builder_.getInt32(1)});
+  });
+}
+
+llvm::Value* RowLowering::emit_gather(const LoopPlan& plan, const std::vector<int>& reads, std::size_t n,
+                                      unsigned lanes, llvm::Value* column, llvm::Value* indices) {
+  const LoopPlanNode& node = plan.nodes[n];
+  const auto v = static_cast<std::size_t>(reads[static_cast<std::size_t>(plan.nodes[static_cast<std::size_t>(node.operands[0])].input_index)]);
+  const RowValue& value = plan_.values[v];
+  const Current& c = current_[v];
+  llvm::Type* element = memory_type(value.dtype);
+  ElementwiseEmitter emitter(builder_, module_, lanes);
+  // Lane l of a row reads element row + (column + l) * step + shift.
+  llvm::Value* step = value.access == InnerAccess::contiguous ? index(1)
+                      : value.access == InnerAccess::strided  ? c.column_stride
+                                                              : index(0);
+  if (!gathered_rows_.empty() && gathered_rows_[n]) {
+    llvm::Value* row = gathered_rows_[n];
+    if (value.access == InnerAccess::contiguous) {
+      llvm::Type* type = lanes == 1 ? element : llvm::FixedVectorType::get(element, lanes);
+      return emitter.from_memory(value.dtype, builder_.CreateAlignedLoad(type, builder_.CreateGEP(element, row, column),
+                                                                        align(value.dtype)));
+    }
+    if (value.access == InnerAccess::broadcast) {
+      llvm::Value* loaded = ElementwiseEmitter(builder_, module_, 1)
+                                .from_memory(value.dtype, builder_.CreateAlignedLoad(element, row, align(value.dtype)));
+      return lanes == 1 ? loaded : builder_.CreateVectorSplat(lanes, loaded);
+    }
+    llvm::Value* vector = lanes == 1 ? nullptr : llvm::PoisonValue::get(llvm::FixedVectorType::get(element, lanes));
+    for (unsigned lane = 0; lane < lanes; ++lane) {
+      llvm::Value* at = builder_.CreateGEP(element, row, builder_.CreateMul(builder_.CreateAdd(column, index(lane)), step));
+      llvm::Value* loaded = builder_.CreateAlignedLoad(element, at, align(value.dtype));
+      vector = lanes == 1 ? loaded : builder_.CreateInsertElement(vector, loaded, lane);
+    }
+    return emitter.from_memory(value.dtype, vector);
+  }
+  // An index that varies along the row: resolved and checked per lane, one load per lane.
+  llvm::Type* wide = lanes == 1 ? index_type_ : llvm::FixedVectorType::get(index_type_, lanes);
+  llvm::Value* values = builder_.CreateSExtOrBitCast(indices, wide, "index");
+  const ResolvedIndex resolved = resolve_index(builder_, values, c.extent);
+  emit_index_fault(builder_, fault_, value.input, resolved, values,
+                   builder_.CreateAdd(builder_.CreateMul(row_, columns_), column));
+  llvm::Value* vector = lanes == 1 ? nullptr : llvm::PoisonValue::get(llvm::FixedVectorType::get(element, lanes));
+  for (unsigned lane = 0; lane < lanes; ++lane) {
+    llvm::Value* k = lanes == 1 ? resolved.element : builder_.CreateExtractElement(resolved.element, lane);
+    llvm::Value* offset = builder_.CreateAdd(builder_.CreateMul(builder_.CreateAdd(column, index(lane)), step),
+                                             builder_.CreateMul(k, c.axis_stride));
+    llvm::Value* loaded = builder_.CreateAlignedLoad(element, builder_.CreateGEP(element, c.row, offset), align(value.dtype));
+    vector = lanes == 1 ? loaded : builder_.CreateInsertElement(vector, loaded, lane);
+  }
+  return emitter.from_memory(value.dtype, vector);
 }
 
 void RowLowering::emit_loop_phase(const RowPlanPhase& phase, bool prefetch) {
@@ -352,10 +533,11 @@ void RowLowering::emit_loop_phase(const RowPlanPhase& phase, bool prefetch) {
     shape.interleaved = false;
   }
   const std::vector<llvm::Value*> hoisted = emit_row_invariants(phase.expression, phase.reads);
+  emit_gathered_rows(phase.expression, phase.reads, hoisted);
   auto columns_at = [&](unsigned lanes, llvm::Value* column) {
     std::vector<llvm::Value*> values = emit_expression(phase.expression, lanes, [&](std::size_t k) {
       return load_value(phase.reads[k], lanes, column);
-    }, hoisted);
+    }, hoisted, {}, &phase.reads, column);
     ElementwiseEmitter emitter(builder_, module_, lanes);
     for (std::size_t j = 0; j < phase.writes.size(); ++j) {
       const int v = phase.writes[j];
@@ -390,7 +572,7 @@ llvm::Value* RowLowering::emit_producer(const RowPlanPhase& phase, unsigned lane
                                         const std::vector<llvm::Value*>& hoisted) {
   std::vector<llvm::Value*> values = emit_expression(phase.expression, lanes, [&](std::size_t k) {
     return load_value(phase.reads[k], lanes, column);
-  }, hoisted);
+  }, hoisted, {}, &phase.reads, column);
   llvm::Value* element = values[phase.expression.outputs.front()];
   if (phase.input_dtype == phase.accumulator_dtype) return element;
   ElementwiseEmitter emitter(builder_, module_, lanes);
@@ -411,6 +593,7 @@ void RowLowering::emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row,
       scalar.to_memory(accumulator, scalar.constant(accumulator, neutral_value(phase.op, accumulator))),
       total_memory);
   const std::vector<llvm::Value*> hoisted = emit_row_invariants(phase.expression, phase.reads);
+  emit_gathered_rows(phase.expression, phase.reads, hoisted);
 
   emit_counted_loop("block", index(0), columns, ir::kReductionBlock, [&](llvm::Value* block_start) {
     llvm::Value* block_end = builder_.CreateBinaryIntrinsic(

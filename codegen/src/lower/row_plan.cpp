@@ -90,6 +90,12 @@ RowPlan make_row_plan(const RowKernelSpec& spec) {
       expression.access.push_back(access_of(spec.values[static_cast<std::size_t>(v)]));
     }
     entry.expression = make_loop_plan(expression);
+    for (std::size_t k = 0; k < phase.reads.size(); ++k) {
+      const RowValue& value = spec.values[static_cast<std::size_t>(phase.reads[k])];
+      TJ_INTERNAL_CHECK(value.gathered == entry.expression.input_gathered[k] &&
+                        (!value.gathered || value.kind == RowValueKind::column_input))
+          << "row kernel: value " << phase.reads[k] << " is gathered from in one place and read as a value in another";
+    }
     if (!phase.reduce) {
       TJ_INTERNAL_CHECK(phase.writes.size() == phase.expression.outputs.size())
           << "row kernel: a loop phase has " << phase.expression.outputs.size() << " outputs but "
@@ -137,6 +143,7 @@ std::string row_plan_text(const RowPlan& plan) {
               : value.access == InnerAccess::broadcast ? ":broadcast"
                                                        : ":strided";
     if (value.same_every_row) text += ":same_every_row";
+    if (value.gathered) text += ":gathered";
     text += fmt::format(":in{}:out{}:scratch{};", value.input, value.output, value.scratch);
   }
   for (const RowPlanPhase& phase : plan.phases) {

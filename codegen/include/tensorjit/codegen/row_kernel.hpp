@@ -3,14 +3,18 @@
 //
 // A row kernel runs every phase of a row step on one row before it moves to the next, in ONE
 // function, so that a row read from memory once stays in L1 across its phases (softmax: max, exp,
-// sum, divide). The domain is [rows, columns]: the caller has merged the leading (row) axes into
-// one and the trailing (reduced) axes into one, for every operand.
+// sum, divide). The domain is [rows, columns]: the caller has merged the trailing (reduced) axes
+// into one for every operand, and the leading (row) axes into two, [rows / inner_rows,
+// inner_rows] (all but the last row axis, and the last one): row r is outer row r / inner_rows,
+// inner row r % inner_rows of every input. So a value broadcast along one row axis (BERT's
+// position ids, [1, tokens] expanded over the batch) is read in place.
 //
 // Values. Each value the kernel reads or computes is one of
-//   column_input   memory, one element per column: inputs[k] + row * stride_r + column * stride_c
-//                  (input_strides[2k], input_strides[2k + 1], elements, any sign; `access` classes
+//   column_input   memory, one element per column: inputs[k] + row_k + column * stride_c, where
+//                  row_k = (row / inner_rows) * stride_o + (row % inner_rows) * stride_r
+//                  (input_strides[3k], [3k + 1], [3k + 2], elements, any sign; `access` classes
 //                  stride_c);
-//   row_input      memory, one element per row: inputs[k] + row * stride_r;
+//   row_input      memory, one element per row: inputs[k] + row_k;
 //   column_value   computed by an earlier phase, one element per column, in a row buffer: output j
 //                  (contiguous [rows, columns]) when `output` >= 0, else the call's scratch row s;
 //   row_value      computed by an earlier reduce phase (its result or its consumers), one element
@@ -27,6 +31,20 @@
 //           the result (leaf `result`), row inputs and row values, one element per row; its
 //           outputs are row values. So the bits are those of the reduce kernel (reduce_kernel.hpp)
 //           and of the interpreter.
+// Gathers. A phase's expression may hold gathers (loop_kernel.hpp, "Gathers", with the same
+// rules): operand 0 is a leaf whose value is a `gathered` column_input, read only by gathers, its
+// strides those of the gathered tensor over the domain with the indexed axis's set to 0 (so row r,
+// column c is its element at index 0 along that axis), and RowArgs::gather_bounds gives that axis's
+// extent and stride; operand 1, the index, is any value of the expression. An index the same
+// along the row (computed from row values, row inputs, broadcast column inputs and constants
+// only: take's case, one index per gathered row, as in the embedding block
+// layernorm(take(word_emb, ids) + take(pos_emb, positions) + type_row)) is resolved and checked
+// once per row of at least one column, in the phase's row set-up, and the phase reads whole
+// vectors of the gathered row; any other index is resolved and checked per lane, one element per
+// lane. An index outside [-extent, extent) is never read through (the lane reads element 0, so an
+// input of extent 0 must point at one readable element with all strides 0) and is reported to
+// RowArgs::fault at its position in the row-major [rows, columns] range (row * columns + column),
+// keeping the earliest position the call meets; the caller throws (ir::throw_index_out_of_range).
 // Every element of a loop phase gets the same per-lane instructions in the vector body and the
 // scalar tail, so the bits do not depend on where a row ends, nor on how rows are split across
 // calls: any split of the rows across threads gives the same bits.
@@ -45,9 +63,14 @@ namespace tensorjit::codegen {
 struct RowArgs {
   std::int64_t columns;               // the row's length (may be 0)
   const void* const* inputs;          // memory inputs (column_input and row_input values)
-  const std::int64_t* input_strides;  // inputs x 2: per row, per column
+  const std::int64_t* input_strides;  // inputs x 3: per outer row, per inner row, per column
+  std::int64_t inner_rows;            // the last row axis's extent (rows when one axis); > 0
   void* const* outputs;               // [rows, columns] for column values, [rows] for row values
   void* const* scratch;               // per scratch row: `columns` elements, this call's own
+  // inputs x 2: for a gathered input, its indexed axis's extent and stride in elements; other
+  // inputs' entries are not read. May be null when nothing is gathered.
+  const std::int64_t* gather_bounds;
+  IndexFault* fault;  // may be null when nothing is gathered
 };
 
 // Runs rows [begin, end).
@@ -60,6 +83,7 @@ struct RowValue {
   DType dtype = DType::f32;
   InnerAccess access = InnerAccess::contiguous;  // column_input: how the columns are read
   bool same_every_row = false;                   // column_input with row stride 0 (gamma)
+  bool gathered = false;                         // column_input read only by gathers ("Gathers")
   int input = -1;    // column_input, row_input: index in RowArgs::inputs
   int output = -1;   // column_value, row_value: the output it is stored to, or -1
   int scratch = -1;  // column_value with no output: its scratch row

@@ -43,9 +43,15 @@ struct Plan {
 
 std::string_view step_kind_name(Step::Kind kind);
 
-// Whether the step computes a gather. Only the flat loop kernel reads gathers (docs/indexing.md), so
-// a loop step that computes one joins no reduce, scan, row or product step.
+// Whether the step computes a gather. The flat loop kernel and the row kernel read gathers
+// (docs/indexing.md), so a loop step that computes one joins no reduce, scan or product step, and a
+// row step only as its prologue (fuse_rows.hpp).
 bool computes_gather(const Step& step);
+
+// The reduction of a row step's first reduce part (its first part, or the one after its
+// gathering prologue, fuse_rows.hpp), whose input shape is the step's domain and whose first axis
+// is the first column axis; null when the step has none.
+NodePtr row_step_reduction(const Step& step);
 
 // Calls read(input) for what `node` reads: its inputs and, for a matmul whose operand is a cast of
 // an f16/bf16 value to f32 (f32_form.hpp's widens_storage_float), the value under the cast too:
