@@ -84,6 +84,13 @@ def all_cases():
              tolerance=0),
         Case("W14topk", "f32", (side, side), "W14 topk(10) over rows, 4096²", bytes=4 * side * side, tolerance=0),
     ]
+    # W14 index_add: the gradient of W12's word table, 32×128 rows of 384 added by id into zeros of
+    # 30522×384 (its least traffic: the zeros written, the rows and ids read, the touched rows
+    # read and written once more).
+    rows, hidden, vocabulary = 32 * 128, 384, 30522
+    cases.append(Case("W14indexadd", "f32", (rows, hidden, vocabulary),
+                      "W14 index_add(zeros(30522×384), 0, ids, rows), 4096 rows of 384",
+                      bytes=4 * vocabulary * hidden + 8 * rows + 4 * 3 * rows * hidden, tolerance=1e-6))
     # W14 concat: 4 parts of 4 Mi f32 joined (the C++ loop peer is a memcpy of each part to its
     # place); the same with each part computed by an elementwise op, beside those ops writing four
     # outputs of their own (what a concat fused into its parts' kernels should cost).

@@ -38,6 +38,17 @@ def concat_functions(concatenate):
     }
 
 
+# W14 index_add's table: W12's words.
+W14_VOCABULARY = 30522
+
+
+def index_add_numpy(rows, ids, vocabulary):
+    """W14 index_add in NumPy: unbuffered adds at repeated ids (np.add.at) into fresh zeros."""
+    table = np.zeros((vocabulary, rows.shape[1]), dtype=rows.dtype)
+    np.add.at(table, ids, rows)
+    return table
+
+
 def embedding_functions(take, layernorm):
     """W12 over a library's row gather (take(table, ids): the rows of table at ids) and its layernorm
     (x, gamma, beta, eps); BERT's eps, 1e-12."""
@@ -74,6 +85,8 @@ def inputs_for(workload, dtype, d):
         return [x(1, (d[0], d[1]))]
     if workload in CONCAT:
         return [x(stream, (d[1],)) for stream in range(1, d[0] + 1)]
+    if workload == "W14indexadd":  # rows, hidden, vocabulary
+        return [x(1, (d[0], d[1])), embedding_ids(6, (d[0],), d[2])]
     if workload in EMBEDDING:  # batch, tokens, vocabulary, positions, hidden; positions as BERT's [1, tokens]
         batch, tokens, vocabulary, positions, hidden = d
         return [x(1, (vocabulary, hidden)), x(2, (positions, hidden)), x(3, (hidden,)), x(4, (hidden,)),
@@ -147,6 +160,7 @@ def numpy_peer(threads):
     functions["W14cumsum"] = np.cumsum
     functions.update(concat_functions(np.concatenate))
     functions.update(embedding_functions(lambda table, ids: table[ids], functions["W6"]))
+    functions["W14indexadd"] = lambda rows, ids: index_add_numpy(rows, ids, W14_VOCABULARY)
     functions["W14sort"] = np.sort  # its default kind: x86-simd-sort's AVX-512 quicksort from NumPy 1.26
     rng = np.random.default_rng(0)
     functions.update({
@@ -230,6 +244,7 @@ def jax_peer(threads):
     functions.update(embedding_functions(lambda table, ids: jnp.take(table, ids, axis=0), functions["W6"]))
     functions["W14sort"] = lambda x: jax.lax.sort_key_val(x, jnp.arange(x.shape[0]))[0]
     functions["W14topk"] = lambda x: jax.lax.top_k(x, 10)[0]
+    functions["W14indexadd"] = lambda rows, ids: jnp.zeros((W14_VOCABULARY, rows.shape[1]), rows.dtype).at[ids].add(rows)
 
     draws = {
         "W13uniform": lambda key, x: jax.random.uniform(key, x.shape),
@@ -274,6 +289,7 @@ def torch_peer(threads, compiled):
         lambda table, ids: torch.nn.functional.embedding(ids, table),
         lambda x, gamma, beta, eps: torch.nn.functional.layer_norm(x, (x.shape[-1],), gamma, beta, eps)))
     functions["W14sort"] = lambda x: torch.sort(x, stable=True).values  # computes values and indices
+    functions["W14indexadd"] = lambda rows, ids: torch.zeros(W14_VOCABULARY, rows.shape[1]).index_add_(0, ids, rows)
     functions["W14topk"] = lambda x: torch.topk(x, 10).values
     functions.update({
         "W13uniform": lambda x: torch.rand(x.shape),

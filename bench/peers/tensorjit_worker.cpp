@@ -187,6 +187,12 @@ std::optional<bench::PreparedCase> prepare_typed(const bench::CaseRequest& reque
       return Outputs{values, positions};
     }, 1);
   }
+  if (w == "W14indexadd") {  // rows, hidden, vocabulary: the gradient of an embedding's table
+    auto rows = input<T>(1, {d[0], d[1]});
+    auto ids = tj::tensor<std::int64_t>({d[0]}, bench::embedding_ids(6, d[0], d[2]));
+    ids.eval();
+    return make_case<T>([=] { return Outputs{tj::index_add(tj::zeros({d[2], d[1]}, tj::dtype_of<T>()), 0, ids, rows)}; });
+  }
   if (w == "W14concat" || w == "W14concatops" || w == "W14separate") {  // parts, elements per part
     auto a = input<T>(1, {d[1]}), b = input<T>(2, {d[1]}), c = input<T>(3, {d[1]}), e = input<T>(4, {d[1]});
     if (w == "W14concat") return make_case<T>([=] { return Outputs{tj::concat({a, b, c, e})}; });

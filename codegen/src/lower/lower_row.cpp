@@ -54,11 +54,25 @@ class RowLowering : KernelLowering {
   };
 
   llvm::Type* memory_type(DType dtype) { return memory_element_type(context_, dtype); }
-  // The offset of row `row`'s element 0 in input `c`: row = outer * inner_rows + inner.
-  llvm::Value* row_offset(const Current& c, llvm::Value* row) {
+  // A row's (outer, inner) position: row = outer * inner_rows + inner.
+  struct RowPosition {
+    llvm::Value* outer;
+    llvm::Value* inner;
+  };
+  RowPosition row_position(llvm::Value* row) {
     llvm::Value* outer = builder_.CreateUDiv(row, inner_rows_, "outer_row");
-    llvm::Value* inner = builder_.CreateSub(row, builder_.CreateMul(outer, inner_rows_), "inner_row");
-    return builder_.CreateAdd(builder_.CreateMul(outer, c.outer_row_stride), builder_.CreateMul(inner, c.row_stride));
+    return {outer, builder_.CreateSub(row, builder_.CreateMul(outer, inner_rows_), "inner_row")};
+  }
+  // The position of the row after `at`, without a division.
+  RowPosition next_position(const RowPosition& at) {
+    llvm::Value* inner = builder_.CreateAdd(at.inner, index(1));
+    llvm::Value* wraps = builder_.CreateICmpEQ(inner, inner_rows_);
+    return {builder_.CreateSelect(wraps, builder_.CreateAdd(at.outer, index(1)), at.outer),
+            builder_.CreateSelect(wraps, index(0), inner)};
+  }
+  // The offset of element 0 of the row at `at` in input `c`.
+  llvm::Value* row_offset(const Current& c, const RowPosition& at) {
+    return builder_.CreateAdd(builder_.CreateMul(at.outer, c.outer_row_stride), builder_.CreateMul(at.inner, c.row_stride));
   }
   llvm::Align align(DType dtype) { return llvm::Align(itemsize(dtype)); }
   llvm::Value* load_pointer(llvm::Value* array, std::size_t position, const char* name) {
@@ -225,14 +239,16 @@ void RowLowering::emit_prologue() {
 
 void RowLowering::emit_row_setup(llvm::Value* row) {
   ElementwiseEmitter scalar(builder_, module_, 1);
+  const RowPosition at = row_position(row);
+  const RowPosition next = next_position(at);
   for (std::size_t v = 0; v < plan_.values.size(); ++v) {
     const RowValue& value = plan_.values[v];
     Current& c = current_[v];
     llvm::Type* element = memory_type(value.dtype);
     switch (value.kind) {
       case RowValueKind::column_input:
-        c.row = builder_.CreateGEP(element, c.base, row_offset(c, row), "row");
-        c.next_row = builder_.CreateGEP(element, c.base, row_offset(c, builder_.CreateAdd(row, index(1))), "next_row");
+        c.row = builder_.CreateGEP(element, c.base, row_offset(c, at), "row");
+        c.next_row = builder_.CreateGEP(element, c.base, row_offset(c, next), "next_row");
         if (value.access == InnerAccess::broadcast && !value.gathered)
           c.scalar = scalar.from_memory(
               value.dtype, builder_.CreateAlignedLoad(element, c.row, align(value.dtype)));
@@ -241,7 +257,7 @@ void RowLowering::emit_row_setup(llvm::Value* row) {
         c.scalar = scalar.from_memory(
             value.dtype,
             builder_.CreateAlignedLoad(
-                element, builder_.CreateGEP(element, c.base, row_offset(c, row)),
+                element, builder_.CreateGEP(element, c.base, row_offset(c, at)),
                 align(value.dtype)));
         break;
       case RowValueKind::column_value:
@@ -450,8 +466,8 @@ void RowLowering::emit_gathered_row_prefetch(std::size_t gathered, std::size_t i
   constexpr std::int64_t kGatherAhead = 2;
   const Current& index_source = current_[index_value];
   const Current& table = current_[gathered];
-  llvm::Value* ahead = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, builder_.CreateAdd(row_, index(kGatherAhead)),
-                                                      builder_.CreateSub(end_, index(1)));
+  const RowPosition ahead = row_position(builder_.CreateBinaryIntrinsic(
+      llvm::Intrinsic::smin, builder_.CreateAdd(row_, index(kGatherAhead)), builder_.CreateSub(end_, index(1))));
   llvm::Type* index_element = memory_type(index_value_kind.dtype);
   llvm::Value* later = builder_.CreateAlignedLoad(
       index_element, builder_.CreateGEP(index_element, index_source.base, row_offset(index_source, ahead)),
