@@ -2,6 +2,7 @@
 """tensorjit against its peers, side by side, in one command (bench/README.md, issue 8).
 
     /usr/bin/python3 bench/run.py [--quick] [--only W5,W7] [--threads 1|all|both] [--build-dir build]
+                                  [--baseline OTHER_BUILD]
 
 Builds only the benchmark's own programs (`cmake --build <build-dir> --target ...`, printed before
 it runs) in a build folder that `bash scripts/setup.sh build` configured; installs nothing. Then it
@@ -22,6 +23,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench.driver import chart, environment, latency, limits, measure, report, training, workloads  # noqa: E402
+from bench.driver import peers  # noqa: E402
 from bench.driver.peers import BUILD_TARGETS  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -34,6 +36,9 @@ def parse_arguments():
     parser.add_argument("--threads", choices=("1", "all", "both"), help="default: both, or 1 with --quick")
     parser.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
     parser.add_argument("--no-build", action="store_true", help="use the programs already built")
+    parser.add_argument("--baseline", metavar="DIR",
+                        help="also run tensorjit as the configured build folder DIR has it (a checkout of "
+                        "another commit), as a peer named after its commit")
     parser.add_argument("--jobs", type=int, default=2, help="parallel compile jobs for the build step")
     parser.add_argument("--rounds", type=int, default=5, help="measured samples per peer (default 5)")
     parser.add_argument("--output", help="default: bench/results for a full run (the committed figures), "
@@ -41,7 +46,7 @@ def parse_arguments():
     arguments = parser.parse_args()
     if arguments.output is None:
         # A partial run must not overwrite the committed results of the last full one.
-        partial = arguments.quick or arguments.only or arguments.threads or arguments.rounds != 5
+        partial = arguments.quick or arguments.only or arguments.threads or arguments.rounds != 5 or arguments.baseline
         arguments.output = os.path.join(ROOT, "bench", "results", "partial" if partial else "")
     return arguments
 
@@ -62,12 +67,12 @@ class Log:
         sys.stdout.flush()
 
 
-def build(arguments, log):
-    build_dir = os.path.abspath(arguments.build_dir)
+def build(arguments, build_dir, targets, log):
+    build_dir = os.path.abspath(build_dir)
     if not os.path.exists(os.path.join(build_dir, "CMakeCache.txt")):
         sys.exit(f"{build_dir} is not a configured build folder: run `bash scripts/setup.sh build` first "
                  f"(or pass --build-dir)")
-    command = ["cmake", "--build", build_dir, "-j", str(arguments.jobs), "--target", *BUILD_TARGETS]
+    command = ["cmake", "--build", build_dir, "-j", str(arguments.jobs), "--target", *targets]
     log("building the benchmark programs: " + shlex.join(command))
     if subprocess.run(command).returncode != 0:
         sys.exit("the build failed; see above")
@@ -100,7 +105,11 @@ def main():
     cases = workloads.select(arguments.quick, only)
     build_dir = os.path.abspath(arguments.build_dir)
     if not arguments.no_build:
-        build(arguments, log)
+        build(arguments, arguments.build_dir, BUILD_TARGETS, log)
+    if arguments.baseline:
+        if not arguments.no_build:
+            build(arguments, arguments.baseline, ["tensorjit_worker"], log)
+        peers.PEERS.append(peers.baseline_peer(arguments.baseline))
 
     run = {
         "command": "/usr/bin/python3 bench/run.py " + shlex.join(sys.argv[1:]),
@@ -126,11 +135,14 @@ def main():
             log(f"starting the peers' workers, {threads} thread(s)")
             workers, absent, infos = measure.start_workers(build_dir, threads, arguments.quick, log)
             run["peer_info"][threads], run["absent"][threads] = infos, absent
+            probe = measure.start_bandwidth_probe(build_dir, threads, log)
             try:
-                rows += measure.measure_cases(cases, workers, build_dir, threads, rounds, min_seconds, log)
+                rows += measure.measure_cases(cases, workers, build_dir, threads, rounds, min_seconds, log, probe)
             finally:
                 for worker in workers.values():
                     worker.close()
+                if probe:
+                    probe.close()
     finally:
         shutil.rmtree(os.environ.pop("TENSORJIT_BENCH_INPUTS"), ignore_errors=True)
     if not only or "W10" in only:
@@ -153,6 +165,14 @@ def main():
     report.write_markdown(os.path.join(arguments.output, "latest.md"), run, rows, "latest.svg")
     report.write_json(os.path.join(arguments.output, "latest.json"), run, rows)
     log(f"wrote {os.path.join(arguments.output, 'latest.md')}, latest.json" + ("" if chart_problem else ", latest.svg"))
+    if os.path.abspath(arguments.output) == os.path.join(ROOT, "bench", "results"):
+        # A full run is also kept per CPU kind, so that the last run on each kind measured stays.
+        kept = os.path.join(ROOT, "bench", "results", "by-cpu", run["machine"]["cpu_kind"])
+        os.makedirs(kept, exist_ok=True)
+        for name in ("latest.md", "latest.json", "latest.svg"):
+            if os.path.exists(os.path.join(arguments.output, name)):
+                shutil.copy(os.path.join(arguments.output, name), kept)
+        log(f"kept a copy in {os.path.relpath(kept, ROOT)}")
     print("\n".join(report.summary_table(rows, run["limits"])))
     if "training" in run:
         print("\n".join(training.summary(run["training"])))

@@ -41,6 +41,22 @@ def load_average():
         return " ".join(file.read().split()[:3])
 
 
+def cpu_kind():
+    """A file name for the CPU kind: its model name and its family and model numbers from
+    /proc/cpuinfo (a cloud's 'AMD EPYC' names several generations), e.g. amd-epyc-f25m1."""
+    fields = {}
+    with open("/proc/cpuinfo") as file:
+        for line in file:
+            key, _, value = line.partition(":")
+            if key.strip() in ("model name", "cpu family", "model") and key.strip() not in fields:
+                fields[key.strip()] = value.strip()
+            if not line.strip():
+                break
+    name = "".join(c if c.isalnum() else "-" for c in fields.get("model name", "cpu").lower())
+    name = "-".join(part for part in name.split("-") if part)
+    return f"{name}-f{fields.get('cpu family', '?')}m{fields.get('model', '?')}"
+
+
 def machine():
     """What the JSON records about the machine the figures come from."""
     cpu = {}
@@ -54,6 +70,7 @@ def machine():
         memory = file.readline().split()[1]
     return {
         "cpu": cpu,
+        "cpu_kind": cpu_kind(),
         "isa": [isa for isa in ("avx2", "fma", "avx512f", "avx512bw", "avx512_bf16") if f" {isa}" in flags],
         "cores_usable": all_threads(),
         "memory_kib": int(memory),

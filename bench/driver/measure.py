@@ -4,16 +4,21 @@ each answer is checked against tensorjit's, then the peers are timed alternating
 
 A sample is one `time` request: the worker repeats the computation until `min_seconds` passed and
 reports seconds per call, so even the 8-element W11 gets a time far above the clock's resolution.
+
+Contenders are kept apart: while one worker takes a sample every other one is stopped (SIGSTOP,
+its threads with it), so no idle pool thread spins on the measured core. Before each sample of a
+bandwidth-bound case a second loop worker, the bandwidth probe, times STREAM's triad, and the
+figure is kept with the sample: a ratio between two contenders can be read against the bandwidth
+the machine gave each of them.
 """
 import os
 import shutil
 import tempfile
-import time
 
 import numpy as np
 
 from . import environment
-from .peers import PEERS, TENSORJIT
+from .peers import BANDWIDTH_PROBE, PEERS, TENSORJIT
 from .worker import WorkerGone, start_worker
 
 NUMPY_DTYPES = {"f32": np.float32, "f64": np.float64}
@@ -34,6 +39,53 @@ def start_workers(build_dir, threads, quick, log):
             absent[peer.name] = f"absent ({reason}); install: {peer.install_hint}"
             log(f"  {peer.name}: {absent[peer.name]}")
     return workers, absent, infos
+
+
+# A case that moves at least this much per call is bandwidth-bound: its samples get a triad beside
+# them. The probe's arrays (3 x 32 MiB) are beyond the last-level cache of the CPUs measured so far.
+BANDWIDTH_BOUND_BYTES = 32 * 1024 * 1024
+PROBE_DOUBLES = 4 * 1024 * 1024
+
+
+class BandwidthProbe:
+    """STREAM's triad on demand, from a loop_worker of its own kept stopped between samples."""
+
+    def __init__(self, build_dir, threads, folder):
+        self.worker, _ = start_worker(BANDWIDTH_PROBE, build_dir, threads, environment.for_threads(threads),
+                                      pin=threads == 1)
+        path = os.path.join(folder, "triad.bin")
+        reply = self.worker.request(f"prepare triad f64 {PROBE_DOUBLES} {path}")
+        if os.path.exists(path):
+            os.remove(path)
+        if reply != "ok":
+            self.worker.close()
+            raise WorkerGone(f"the triad case: {reply}")
+        self.worker.pause()
+
+    def gb_per_s(self):
+        """The triad's bandwidth now (three arrays of PROBE_DOUBLES doubles a pass)."""
+        self.worker.resume()
+        try:
+            seconds = float(self.worker.request("time 0.02").split()[0])
+        finally:
+            self.worker.pause()
+        return 3 * 8 * PROBE_DOUBLES / seconds * 1e-9
+
+    def close(self):
+        self.worker.resume()
+        self.worker.close()
+
+
+def start_bandwidth_probe(build_dir, threads, log):
+    """A BandwidthProbe, or None (said in the log) when the loop worker cannot serve it."""
+    folder = tempfile.mkdtemp(prefix="tensorjit-probe-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    try:
+        return BandwidthProbe(build_dir, threads, folder)
+    except WorkerGone as reason:
+        log(f"  bandwidth probe: absent ({reason}); bandwidth-bound figures are recorded without it")
+        return None
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def relative_difference(reference, answer):
@@ -89,27 +141,40 @@ def prepare_and_check(case, workers, folder, log):
     return records
 
 
-def time_case(case, workers, records, threads, rounds, min_seconds, log, label):
+def time_case(case, workers, records, rounds, min_seconds, log, label, probe):
     timed = [name for name in workers if records[name]["status"] == "checked"]
+    beside_triad = probe is not None and case.bytes >= BANDWIDTH_BOUND_BYTES
     for name in timed:
         records[name].update(status="timed", samples=[], calls=[])
-    for round_index in range(-1, rounds):  # round -1 is the warm-up, not recorded
-        order = timed[round_index % len(timed):] + timed[:round_index % len(timed)] if timed else []
-        progress = "warm-up" if round_index < 0 else f"round {round_index + 1}/{rounds}"
-        log(f"  {label} · {progress} · {', '.join(order)}", transient=True)
-        for name in order:
-            if records[name]["status"] != "timed":
-                continue
-            if threads > 1:
-                time.sleep(0.03)  # let the previous peer's spinning threads go to sleep
-            try:
-                seconds, calls = workers[name].request(f"time {min_seconds}").split()
-            except (WorkerGone, ValueError) as reason:
-                records[name].update(status="error", detail=f"while timing: {reason}")
-                continue
-            if round_index >= 0:
-                records[name]["samples"].append(float(seconds))
-                records[name]["calls"].append(int(calls))
+        if beside_triad:
+            records[name]["triad_gb_per_s"] = []
+    for worker in workers.values():
+        worker.pause()
+    try:
+        for round_index in range(-1, rounds):  # round -1 is the warm-up, not recorded
+            order = timed[round_index % len(timed):] + timed[:round_index % len(timed)] if timed else []
+            progress = "warm-up" if round_index < 0 else f"round {round_index + 1}/{rounds}"
+            log(f"  {label} · {progress} · {', '.join(order)}", transient=True)
+            for name in order:
+                if records[name]["status"] != "timed":
+                    continue
+                triad = probe.gb_per_s() if beside_triad else None
+                workers[name].resume()
+                try:
+                    seconds, calls = workers[name].request(f"time {min_seconds}").split()
+                except (WorkerGone, ValueError) as reason:
+                    records[name].update(status="error", detail=f"while timing: {reason}")
+                    continue
+                finally:
+                    workers[name].pause()
+                if round_index >= 0:
+                    records[name]["samples"].append(float(seconds))
+                    records[name]["calls"].append(int(calls))
+                    if triad is not None:
+                        records[name]["triad_gb_per_s"].append(triad)
+    finally:
+        for worker in workers.values():
+            worker.resume()
 
 
 def restart_dead_workers(workers, build_dir, threads, log):
@@ -127,8 +192,9 @@ def restart_dead_workers(workers, build_dir, threads, log):
             log(f"  {name}: its worker had exited and does not start again: {reason}")
 
 
-def measure_cases(cases, workers, build_dir, threads, rounds, min_seconds, log):
-    """A list of {case, threads, peers: {name: record}} in the order of `cases`."""
+def measure_cases(cases, workers, build_dir, threads, rounds, min_seconds, log, probe=None):
+    """A list of {case, threads, peers: {name: record}} in the order of `cases`; `probe`, a
+    BandwidthProbe, puts the triad beside each sample of the bandwidth-bound ones."""
     results = []
     folder = tempfile.mkdtemp(prefix="tensorjit-bench-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
     try:
@@ -137,7 +203,7 @@ def measure_cases(cases, workers, build_dir, threads, rounds, min_seconds, log):
             log(f"{label}: preparing and checking")
             restart_dead_workers(workers, build_dir, threads, log)
             records = prepare_and_check(case, workers, folder, log)
-            time_case(case, workers, records, threads, rounds, min_seconds, log, label)
+            time_case(case, workers, records, rounds, min_seconds, log, label, probe)
             for worker in workers.values():
                 try:
                     worker.request("release")

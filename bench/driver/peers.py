@@ -4,6 +4,7 @@ Every peer runs as its own worker process speaking worker_loop.hpp's protocol. A
 program, package or library is missing is reported absent with its install hint, never dropped.
 """
 import os
+import subprocess
 from dataclasses import dataclass
 
 BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -52,6 +53,27 @@ PEERS = [
     library_peer("oneDNN", "onednn", "apt-get install libdnnl-dev, then reconfigure the build"),
     library_peer("Eigen", "eigen", "apt-get install libeigen3-dev, then reconfigure the build"),
 ]
+
+def baseline_peer(build_dir):
+    """tensorjit as another configured build folder has it (another checkout, at another commit),
+    as one more peer, named after that commit: `run.py --baseline DIR` measures two commits side
+    by side, alternating, in one run. Its worker speaks the same protocol (peers/worker_loop.hpp);
+    a case it does not know is reported as its error."""
+    build_dir = os.path.abspath(build_dir)
+    source = None
+    with open(os.path.join(build_dir, "CMakeCache.txt")) as cache:
+        for line in cache:
+            if line.startswith("CMAKE_HOME_DIRECTORY:INTERNAL="):
+                source = line.split("=", 1)[1].strip()
+    commit = subprocess.run(["git", "-C", source or build_dir, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip() or "unknown commit"
+    return Peer(f"{TENSORJIT} {commit}", os.path.join(build_dir, "bench", "peers", "tensorjit_worker"), (),
+                f"cmake --build {build_dir} --target tensorjit_worker")
+
+
+# Not a contender: a second loop worker that times STREAM's triad beside the samples of the
+# bandwidth-bound cases (measure.py).
+BANDWIDTH_PROBE = Peer("bandwidth probe", "peers/loop_worker", (), "g++ with OpenMP (Debian's g++)")
 
 # The programs run.py builds: `cmake --build <dir> --target` these, nothing else.
 BUILD_TARGETS = ["tensorjit_worker", "loop_worker", "library_worker", "stream_triad", "fma_peak", "w10_latency",

@@ -47,7 +47,10 @@ def cell(record):
     status = record.get("status") if record else None
     if status == "timed" and record.get("samples"):
         values = record["samples"]
-        return f"{format_time(median(record))} ({format_time(min(values))}–{format_time(max(values))})"
+        text = f"{format_time(median(record))} ({format_time(min(values))}–{format_time(max(values))})"
+        if record.get("triad_gb_per_s"):
+            text += f" · triad {statistics.median(record['triad_gb_per_s']):.1f} GB/s"
+        return text
     return {"unsupported": "—", "mismatch": "✗ differs", "error": "error", "absent": "absent"}.get(status, "")
 
 
@@ -130,7 +133,9 @@ def write_markdown(path, run, rows, chart_name):
     text += [
         "",
         f"Each figure is seconds per call: one warm-up, then {run['rounds']} samples per peer taken alternating "
-        f"(each sample repeats the call for at least {run['min_seconds']} s). Single-thread runs are pinned with "
+        f"(each sample repeats the call for at least {run['min_seconds']} s), every other peer's process "
+        "stopped while one takes its sample; in bandwidth-bound rows, *triad* is the median STREAM triad "
+        "bandwidth measured right before each of that peer's samples. Single-thread runs are pinned with "
         "`taskset -c 0`. **tensorjit speed ÷ best peer** is the best peer's median over tensorjit's: above 1 "
         "tensorjit is faster. *Of the limit* is tensorjit's least memory traffic per second over the triad "
         "bandwidth (elementwise, reductions, rows) or its flop rate over the FMA peak (W7, W8); a small "

@@ -1,6 +1,7 @@
 """One peer's worker process and its line protocol (bench/peers/worker_loop.hpp)."""
 import os
 import select
+import signal
 import subprocess
 import tempfile
 
@@ -36,6 +37,15 @@ class Worker:
         if not reply:
             raise WorkerGone(self.exit_reason())
         return reply.strip()
+
+    def pause(self):
+        """Stops the process (every thread of it, spinning pool threads too) until resume()."""
+        if self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGSTOP)
+
+    def resume(self):
+        if self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGCONT)
 
     def exit_reason(self):
         """The last lines the process wrote on stderr: an import error, a missing library."""

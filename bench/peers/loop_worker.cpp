@@ -1,6 +1,10 @@
 // The hand-written fused C++ loops (fused_loops.hpp) as a benchmark peer. Outputs are allocated
 // once per case: the loops write in place, which is the point of writing them by hand.
 //
+// It also serves the case `triad f64 <n>`, STREAM's triad over three arrays of n doubles
+// (bench/limits/triad_loop.hpp): run.py starts a second loop_worker as its bandwidth probe and
+// times that case right before each sample of a bandwidth-bound workload (bench/README.md).
+//
 //   loop_worker   (then the line protocol of worker_loop.hpp; threads from OMP_NUM_THREADS)
 #include <omp.h>
 
@@ -12,6 +16,7 @@
 
 #include "bench_inputs.hpp"
 #include "fused_loops.hpp"
+#include "triad_loop.hpp"
 #include "worker_loop.hpp"
 
 namespace {
@@ -40,8 +45,18 @@ bench::PreparedCase make_case(std::vector<std::int64_t> input_sizes, std::vector
   return prepared;
 }
 
+std::optional<bench::PreparedCase> prepare_triad(std::int64_t n) {
+  const int threads = omp_get_max_threads();
+  auto arrays = std::make_shared<bench::TriadArrays>(bench::triad_arrays(long(n), threads));
+  bench::PreparedCase prepared;
+  prepared.run = [arrays, threads] { bench::triad_pass_seconds(*arrays, 3.0, threads); };
+  prepared.write_outputs = [arrays](std::FILE* file) { std::fwrite(arrays->a.get(), sizeof(double), arrays->n, file); };
+  return prepared;
+}
+
 std::optional<bench::PreparedCase> prepare_double(const bench::CaseRequest& request, std::string& why) {
   const auto& d = request.dims;
+  if (request.workload == "triad" && d.size() == 1) return prepare_triad(d[0]);
   if (request.workload == "W5")
     return make_case<double>({d[0] * d[1]}, {d[0] * d[1]}, [=](Buffers<double>& b) {
       bench::loops::softmax_rows(b.in(0), b.out(0), d[0], d[1]);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <limits>
 #include <numeric>
 #include <unordered_map>
 #include <unordered_set>
@@ -104,6 +105,29 @@ class Planner {
           (is_movement(node->op()) || node->op() == Op::gather) && is_loop_op(*node->input(0));
       if (is_single_op(*node) || reads_loop_memory) ++depth;
       depth_[node.get()] = depth;
+    }
+    raise_free_loop_ops();
+  }
+
+  // A loop op of depth 0 (no materialisation before it: it reads only inputs, constants, iotas
+  // and other such ops) may run in any later loop without making the steps cyclic, so it moves up
+  // to the lowest depth its readers allow: the depth of a loop that reads it as its own value,
+  // one below any other reader. It then joins the loop that reads it instead of being a loop step
+  // of its own whose value that loop reads back (Adam's `v * beta2` beside `(g * g) * (1 - beta2)`
+  // of a gradient g a product computes). Readers first (reverse topological order), so a chain of
+  // such ops moves up together. Every edge between steps still goes to a higher depth.
+  void raise_free_loop_ops() {
+    for (auto node = order_.rbegin(); node != order_.rend(); ++node) {
+      const Node* free_op = node->get();
+      if (depth_[free_op] != 0 || !in_loop(*free_op)) continue;
+      int allowed = std::numeric_limits<int>::max();
+      for (const Node* user : users_[free_op])
+        for (std::size_t k = 0; k < user->inputs().size(); ++k) {
+          if (user->input(static_cast<int>(k)).get() != free_op) continue;
+          const bool same_loop = in_loop(*user) && reads_in_loop(*user, k) && user->shape() == free_op->shape();
+          allowed = std::min(allowed, same_loop ? depth_[user] : depth_[user] - 1);
+        }
+      if (allowed != std::numeric_limits<int>::max() && allowed > 0) depth_[free_op] = allowed;
     }
   }
 

@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <string>
+#include <thread>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <vector>
@@ -517,9 +520,55 @@ bool is_uniform(const Node& node) {
   return std::all_of(strides.begin(), strides.end(), [](std::int64_t s) { return s == 0; });
 }
 
+namespace {
+
+// The locks of the nodes' realized values: one of 64, by the node's address, so that a node holds
+// no lock of its own. Each is held only to copy or swap one shared_ptr, so it is a spin lock (an
+// inlined exchange and store, where a std::mutex costs two calls into libc on every eval) that
+// yields while another thread holds it. A value is destroyed after its lock is released: its
+// buffer's owner callback may drop tensors, which may drop values.
+class RealizedLock {
+ public:
+  explicit RealizedLock(const Node* node)
+      : held_(stripes_[(reinterpret_cast<std::uintptr_t>(node) / alignof(std::max_align_t)) % 64].held) {
+    while (held_.exchange(true, std::memory_order_acquire))
+      while (held_.load(std::memory_order_relaxed)) std::this_thread::yield();
+  }
+  ~RealizedLock() { held_.store(false, std::memory_order_release); }
+  RealizedLock(const RealizedLock&) = delete;
+  RealizedLock& operator=(const RealizedLock&) = delete;
+
+ private:
+  struct alignas(64) Stripe {
+    std::atomic<bool> held{false};
+  };
+  static Stripe stripes_[64];
+  std::atomic<bool>& held_;
+};
+
+RealizedLock::Stripe RealizedLock::stripes_[64];
+
+}  // namespace
+
+std::shared_ptr<const Value> Node::realized() const {
+  // Not realized: no lock. A value stored but not yet flagged, or flagged off but not yet
+  // dropped, is one a reader a moment earlier or later would not see either.
+  if (!is_realized()) return nullptr;
+  const RealizedLock lock(this);
+  return realized_;
+}
+
 void Node::set_realized(Value value) const {
-  realized_.store(std::make_shared<const Value>(std::move(value)));
-  const std::uint64_t before = state_.fetch_or(kRealized, std::memory_order_acq_rel);
+  auto fresh = std::make_shared<const Value>(std::move(value));
+  std::uint64_t before = 0;
+  {
+    // The value and the flag change together, as drop_value_if_unreachable clears them: a drop
+    // between the two would leave the flag set over no value.
+    const RealizedLock lock(this);
+    realized_.swap(fresh);
+    before = state_.fetch_or(kRealized, std::memory_order_acq_rel);
+  }
+  fresh.reset();  // the value it replaced, if any, outside the lock
   if (before & kRealized) return;
   // From now on walks stop here: the operands lose this node's claim.
   if (claims(before))
@@ -564,15 +613,18 @@ void Node::change_reach(const Node* node, bool add) {
 }
 
 void Node::drop_value_if_unreachable() const {
-  std::shared_ptr<const Value> value = realized_.load();
   // Realized with no reach: nothing can read the value again. An eval that already walked here
   // holds it through the input node it made of it; one that looks after this finds the node not
   // realized and computes it from its operands (the change claims nothing: a node out of reach
   // claims nothing, realized or not).
+  if (state_.load(std::memory_order_relaxed) != kRealized) return;
+  std::shared_ptr<const Value> dropped;  // destroyed after the lock
+  const RealizedLock lock(this);
+  // Under the lock, so that a concurrent set_realized's value cannot be stored between the flag
+  // going off and the value being dropped.
   std::uint64_t expected = kRealized;
   if (!state_.compare_exchange_strong(expected, 0, std::memory_order_acq_rel)) return;
-  // A concurrent set_realized may have stored a new value since: that one stays.
-  realized_.compare_exchange_strong(value, nullptr);
+  dropped.swap(realized_);
 }
 
 bool attrs_equal(const Attrs& a, const Attrs& b) {

@@ -117,3 +117,45 @@ TEST_CASE("a constant that is a graph output is a fill step of its own") {
   CHECK(plan.steps[1].kind == ir::Step::Kind::loop);
   CHECK(ir::print_plan(plan).find("step 0: fill over f32[4]") != std::string::npos);
 }
+
+TEST_CASE("fuse: ops that read only inputs and constants join the later loop that reads them") {
+  // Adam's second moment: v * beta2 reads only an input and a constant, the rest a product's
+  // result; sqrt(v) * 2 is a chain of such ops. Each joins the product's epilogue instead of a
+  // loop step of its own whose value the epilogue reads back.
+  const ir::Plan plan = ir::plan_graph(ir::parse(R"(graph {
+  %0 = input f32[8, 16] strides=[16, 1] offset=0
+  %1 = input f32[16, 4] strides=[4, 1] offset=0
+  %2 = matmul f32[8, 4] %0, %1
+  %3 = input f32[8, 4] strides=[4, 1] offset=0
+  %4 = constant f32[8, 4] value=0.999
+  %5 = mul f32[8, 4] %3, %4
+  %6 = mul f32[8, 4] %2, %2
+  %7 = add f32[8, 4] %5, %6
+  %8 = sqrt f32[8, 4] %3
+  %9 = mul f32[8, 4] %8, %4
+  %10 = div f32[8, 4] %7, %9
+  outputs %10
+}
+)"));
+  REQUIRE(plan.steps.size() == 1);
+  CHECK(plan.steps[0].kind == ir::Step::Kind::product);
+  CHECK(plan.steps[0].nodes.size() == 7);  // the matmul and its epilogue of six ops
+}
+
+TEST_CASE("fuse: an op that reads only inputs stays before a product that reads it") {
+  // x * 2 is read by the product's epilogue and by the product itself, whose GEMM reads it from
+  // memory: it is written by a loop step before the product, not moved into the epilogue.
+  const ir::Plan plan = ir::plan_graph(ir::parse(R"(graph {
+  %0 = input f32[4, 4] strides=[4, 1] offset=0
+  %1 = constant f32[4, 4] value=2
+  %2 = mul f32[4, 4] %0, %1
+  %3 = matmul f32[4, 4] %2, %2
+  %4 = add f32[4, 4] %3, %2
+  outputs %4
+}
+)"));
+  REQUIRE(plan.steps.size() == 2);
+  CHECK(plan.steps[0].kind == ir::Step::Kind::loop);
+  CHECK(plan.steps[1].kind == ir::Step::Kind::product);
+  CHECK(plan.steps[1].nodes.size() == 2);  // the matmul and the add
+}

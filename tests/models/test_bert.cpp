@@ -119,16 +119,15 @@ TEST_CASE("BERT layers: the heads are views, and attention fuses around its two 
   std::map<ir::Step::Kind, int> kinds;
   for (const ir::Step& step : plan.steps) ++kinds[step.kind];
   // Q, K and V each a product with its bias in the epilogue, read by the scores' product through
-  // the head views (no copy of a head); the scores scaled and masked in their product's epilogue;
-  // the softmax one row step; the context's product; and two loops: the heads merged by one copy
-  // (a view that strides cannot express over the context's [B, N, T, D] layout), and the mask
-  // bias written out over [B, N, T, T] (ops of inputs only are not taken into the epilogue that
-  // reads them: a finding of docs/models.md).
+  // the head views (no copy of a head); the scores scaled and masked in their product's epilogue,
+  // the mask bias (ops of the mask input alone) computed there too; the softmax one row step; the
+  // context's product; and one loop: the heads merged by one copy (a view that strides cannot
+  // express over the context's [B, N, T, D] layout; a finding of docs/models.md).
   CHECK(kinds[ir::Step::Kind::product] == 4);
   CHECK(kinds[ir::Step::Kind::row] == 1);
   CHECK(kinds[ir::Step::Kind::single] == 1);
-  CHECK(kinds[ir::Step::Kind::loop] == 2);
-  CHECK(plan.steps.size() == 8);
+  CHECK(kinds[ir::Step::Kind::loop] == 1);
+  CHECK(plan.steps.size() == 7);
 }
 
 TEST_CASE("BERT layers: errors name the file, the field or the tensor") {

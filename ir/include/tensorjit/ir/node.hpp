@@ -148,8 +148,8 @@ class Node : public std::enable_shared_from_this<Node> {
   // Set when an eval materialises this node, so that later graphs that still reach it read the
   // value instead of computing it again. The node's meaning does not change. The value is dropped
   // again once the node is out of reach (below): a walk that reaches the node later computes it.
-  std::shared_ptr<const Value> realized() const { return realized_.load(); }
-  // realized() != nullptr, without the atomic shared_ptr's lock: every eval asks it of each node.
+  std::shared_ptr<const Value> realized() const;
+  // realized() != nullptr, without realized()'s lock: every eval asks it of each node.
   bool is_realized() const { return (state_.load(std::memory_order_acquire) & kRealized) != 0; }
   void set_realized(Value value) const;
   // Set when an eval has computed this node, kept or not (inside a fused kernel). A later eval
@@ -194,7 +194,10 @@ class Node : public std::enable_shared_from_this<Node> {
   std::vector<NodePtr> inputs_;
   Attrs attrs_;
   std::size_t hash_;
-  mutable std::atomic<std::shared_ptr<const Value>> realized_;
+  // Read and written under one of a few locks shared by all nodes (node.cpp), not as a
+  // std::atomic<std::shared_ptr>: libstdc++ 12's load() releases that type's internal lock with a
+  // relaxed store, a data race with the next store (ThreadSanitizer, tests/runtime/test_concurrency.cpp).
+  mutable std::shared_ptr<const Value> realized_;
   mutable std::atomic<bool> computed_{false};
   mutable std::atomic<std::int64_t> consumers_{0};
   // Bit 0 (kRealized): the node is realized. The rest, in steps of kReach: its reach, holders
