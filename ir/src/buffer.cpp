@@ -51,6 +51,11 @@ std::shared_ptr<Buffer> Buffer::wrap(void* data, std::size_t bytes, std::functio
   return std::shared_ptr<Buffer>(new Buffer(data, bytes, std::move(release), false));
 }
 
+std::shared_ptr<Buffer> Buffer::wrap_constant(void* data, std::size_t bytes, std::function<void()> release) {
+  if (!release) release = [] {};
+  return std::shared_ptr<Buffer>(new Buffer(data, bytes, std::move(release), false, true));
+}
+
 void Buffer::set_cache_limit(std::size_t limit) { mapping_cache::set_limit(limit); }
 std::size_t Buffer::cache_limit() { return mapping_cache::limit(); }
 std::size_t Buffer::cached_bytes() { return mapping_cache::held(); }

@@ -24,6 +24,13 @@ struct FamilyMember {
   using Kernel = MicroKernel<T, Vector, row.mr, row.nr / lanes>;
 };
 
+// The layout of RegionProblem::b_packed: all of B in NR-wide panels of all k steps.
+template <class T, int NR>
+void pack_whole_b(std::int64_t k, std::int64_t n, const T* b, const std::uint16_t* narrow, Storage storage,
+                  std::int64_t row_stride, std::int64_t col_stride, T* destination) {
+  pack_block<NR>(n, k, PackSource<T>{b, narrow, storage}, col_stride, row_stride, destination);
+}
+
 template <int VectorBits, const auto& Table>
 detail::KernelFamily build_family(const char* instruction_set) {
   using Float = FamilyMember<float, VectorBits, Table>;
@@ -37,6 +44,8 @@ detail::KernelFamily build_family(const char* instruction_set) {
       &gemm_five_loops<double, typename Double::Kernel>,
       &unpacked_gemm<float, typename Float::Vector, Float::row.mr, Float::row.nr>,
       &unpacked_gemm<double, typename Double::Vector, Double::row.mr, Double::row.nr>,
+      &pack_whole_b<float, Float::row.nr>,
+      &pack_whole_b<double, Double::row.nr>,
   };
 }
 

@@ -2,7 +2,7 @@
 //
 //   for jc in n step NC                       (5th loop: B block KC x NC lives in L3)
 //     for pc in k step KC                     (4th loop: the k blocks, in increasing order)
-//       pack B[pc:pc+KC, jc:jc+NC] into NR-wide panels
+//       pack B[pc:pc+KC, jc:jc+NC] into NR-wide panels (unless B was packed ahead of time)
 //       for ic in m step MC                   (3rd loop: A block MC x KC, in L2 or streamed)
 //         pack A[ic:ic+MC, pc:pc+KC] into MR-high panels
 //         for jr in NC step NR                (2nd loop: one B micro-panel, reused by the whole 1st loop)
@@ -61,8 +61,8 @@ template <int MR, int NR, class T>
 // The 2nd and 1st loops over one packed A block and one packed B block.
 template <class T, class Kernel>
 void macro_kernel(const detail::RegionProblem<T>& problem, std::int64_t ic, std::int64_t jc, std::int64_t mc,
-                  std::int64_t nc, std::int64_t kc, const T* packed_a, const T* packed_b, bool accumulate,
-                  bool last_block) {
+                  std::int64_t nc, std::int64_t kc, const T* packed_a, const T* packed_b,
+                  std::int64_t b_panel_stride, bool accumulate, bool last_block) {
   constexpr int MR = Kernel::mr;
   constexpr int NR = Kernel::nr;
   const std::int64_t ldc = problem.c_row_stride;
@@ -77,7 +77,7 @@ void macro_kernel(const detail::RegionProblem<T>& problem, std::int64_t ic, std:
     const std::int64_t region_ldc = scratch != nullptr ? group : ldc;
     for (std::int64_t jr = jg; jr < jg + group_cols; jr += NR) {
       const int cols = static_cast<int>(std::min<std::int64_t>(NR, nc - jr));
-      const T* b_panel = packed_b + jr * kc;
+      const T* b_panel = packed_b + jr * b_panel_stride;
       for (std::int64_t ir = 0; ir < mc; ir += MR) {
         const int rows = static_cast<int>(std::min<std::int64_t>(MR, mc - ir));
         const std::int64_t row = ic + ir;
@@ -126,13 +126,23 @@ void gemm_five_loops(const detail::RegionProblem<T>& problem) {
       const std::int64_t kc = std::min(blocking.kc, k - pc);
       const bool accumulate = pc > 0;
       const bool last_block = pc + kc == k;
-      pack_block<NR>(nc, kc, b_source.at(pc * problem.b_row_stride + jc * problem.b_col_stride),
-                     problem.b_col_stride, problem.b_row_stride, packed_b);
+      // B packed ahead of time: its panels hold all k steps, so this block's steps of panel j start
+      // at j's panel + pc * NR, and panels are k * NR apart.
+      const T* b_block = packed_b;
+      std::int64_t b_panel_stride = kc;
+      if (problem.b_packed != nullptr) {
+        b_block = problem.b_packed + jc * k + pc * NR;
+        b_panel_stride = k;
+      } else {
+        pack_block<NR>(nc, kc, b_source.at(pc * problem.b_row_stride + jc * problem.b_col_stride),
+                       problem.b_col_stride, problem.b_row_stride, packed_b);
+      }
       for (std::int64_t ic = 0; ic < m; ic += blocking.mc) {
         const std::int64_t mc = std::min(blocking.mc, m - ic);
         pack_block<MR>(mc, kc, a_source.at(ic * problem.a_row_stride + pc * problem.a_col_stride),
                        problem.a_row_stride, problem.a_col_stride, packed_a);
-        macro_kernel<T, Kernel>(problem, ic, jc, mc, nc, kc, packed_a, packed_b, accumulate, last_block);
+        macro_kernel<T, Kernel>(problem, ic, jc, mc, nc, kc, packed_a, b_block, b_panel_stride, accumulate,
+                                last_block);
       }
     }
   }

@@ -87,9 +87,9 @@ template <class T>
 bool takes_unpacked_path(const GemmArgs<T>& args, const Blocking& blocking, const GemmOptions& options) {
   if (!options.allow_unpacked_path || args.k == 0) return false;
   constexpr std::int64_t bytes = sizeof(T);
-  // B with strided rows or stored in 16 bits is packed whole; A stored in 16 bits is converted
-  // whole: each must fit in L2.
-  if ((args.b.col_stride != 1 || args.b.storage != Storage::native) &&
+  // B with strided rows or stored in 16 bits is packed whole (unless it was packed ahead of
+  // time); A stored in 16 bits is converted whole: each must fit in L2.
+  if (args.packed_b.data == nullptr && (args.b.col_stride != 1 || args.b.storage != Storage::native) &&
       product_of({args.k, args.n + blocking.nr, bytes}) > unpacked_path_bytes)
     return false;
   if (args.a.storage != Storage::native && product_of({args.m, args.k, bytes}) > unpacked_path_bytes) return false;
@@ -131,6 +131,7 @@ void run_task(const Plan<T>& plan, std::int64_t index) {
     else region.a_narrow = args.a.narrow + a_offset;
     if (args.b.storage == Storage::native) region.b = args.b.data + b_offset;
     else region.b_narrow = args.b.narrow + b_offset;
+    if (args.packed_b.data != nullptr) region.b_packed = args.packed_b.data + col0 * args.k;
   }
   region.a_row_stride = args.a.row_stride;
   region.a_col_stride = args.a.col_stride;
@@ -161,7 +162,7 @@ void run_task(const Plan<T>& plan, std::int64_t index) {
                                      ? detail::unpacked_workspace_elements(
                                            plan.blocking, region.n, region.k,
                                            region.b_col_stride == 1 && region.b_storage == Storage::native, sizeof(T),
-                                           region.epilogue != nullptr) +
+                                           region.epilogue != nullptr, region.b_packed != nullptr) +
                                            (region.a_storage == Storage::native
                                                 ? 0
                                                 : detail::unpacked_a_copy_elements(region.m, region.k, sizeof(T)))
@@ -253,6 +254,7 @@ void gemm_typed(const GemmArgs<T>& args, const GemmOptions& options) {
   Plan<T> plan;
   plan.args = &args;
   plan.blocking = resolve_blocking(rule_blocking<T>(family), options);
+  if (args.packed_b.data != nullptr) detail::validate_packed_b(args, plan.blocking.nr, "gemm");
   plan.unpacked_path = takes_unpacked_path(args, plan.blocking, options);
   plan.region_function = plan.unpacked_path ? unpacked_function<T>(family) : packed_function<T>(family);
 
@@ -284,7 +286,36 @@ KernelInfo describe_kernel(const GemmOptions& options) {
                     blocking.mc,            blocking.kc,         blocking.nc};
 }
 
+template <class T>
+int pack_b_typed(const MatrixView<T>& b, std::int64_t k, std::int64_t n, const GemmOptions& options, T* destination) {
+  detail::validate_options(options, "pack_b");
+  detail::validate_pack_b(b, k, n, destination, "pack_b");
+  const KernelFamily& family = select_family(options);
+  const int panel_width = rule_blocking<T>(family).nr;
+  if (k == 0 || n == 0) return panel_width;
+  if constexpr (sizeof(T) == 4)
+    family.float_pack_b(k, n, b.data, b.narrow, b.storage, b.row_stride, b.col_stride, destination);
+  else
+    family.double_pack_b(k, n, b.data, b.narrow, b.storage, b.row_stride, b.col_stride, destination);
+  return panel_width;
+}
+
 }  // namespace
+
+std::int64_t packed_b_elements(std::int64_t k, std::int64_t n, bool is_double, const GemmOptions& options) {
+  detail::validate_options(options, "packed_b_elements");
+  const KernelFamily& family = select_family(options);
+  const std::int64_t nr = is_double ? family.double_blocking.nr : family.float_blocking.nr;
+  return std::max<std::int64_t>(k, 0) * detail::round_up(std::max<std::int64_t>(n, 0), nr);
+}
+
+int pack_b(const MatrixView<float>& b, std::int64_t k, std::int64_t n, const GemmOptions& options, float* destination) {
+  return pack_b_typed(b, k, n, options, destination);
+}
+int pack_b(const MatrixView<double>& b, std::int64_t k, std::int64_t n, const GemmOptions& options,
+           double* destination) {
+  return pack_b_typed(b, k, n, options, destination);
+}
 
 void gemm(const GemmArgs<float>& args, const GemmOptions& options) { gemm_typed(args, options); }
 void gemm(const GemmArgs<double>& args, const GemmOptions& options) { gemm_typed(args, options); }

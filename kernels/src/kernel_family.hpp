@@ -36,6 +36,10 @@ struct RegionProblem {
   std::int64_t a_row_stride = 0, a_col_stride = 0;
   const T* b = nullptr;  // element (0, 0) of the region's columns of B
   std::int64_t b_row_stride = 0, b_col_stride = 0;
+  // B packed ahead of time (GemmArgs::packed_b), at the region's first column: element (p, j) of
+  // the region's B is b_packed[(j / NR) * k * NR + p * NR + j % NR]. Null: B is read or packed
+  // from `b` as usual.
+  const T* b_packed = nullptr;
   // 16-bit storage (MatrixView::storage): the operand's element (0, 0) is a_narrow / b_narrow
   // instead, and a / b are null.
   Storage a_storage = Storage::native, b_storage = Storage::native;
@@ -58,6 +62,13 @@ struct RegionProblem {
 template <class T>
 using RegionFunction = void (*)(const RegionProblem<T>&);
 
+// Packs all of a k x n B (element (p, j) at b[p * row_stride + j * col_stride], or at narrow with
+// 16-bit storage) into NR-wide panels of all k steps, zero padded: the layout of
+// RegionProblem::b_packed.
+template <class T>
+using PackBFunction = void (*)(std::int64_t k, std::int64_t n, const T* b, const std::uint16_t* narrow,
+                               Storage storage, std::int64_t row_stride, std::int64_t col_stride, T* destination);
+
 // The kernels of one ISA at one vector width.
 struct KernelFamily {
   const char* instruction_set = "";
@@ -69,6 +80,8 @@ struct KernelFamily {
   RegionFunction<double> double_packed = nullptr;
   RegionFunction<float> float_unpacked = nullptr;
   RegionFunction<double> double_unpacked = nullptr;
+  PackBFunction<float> float_pack_b = nullptr;
+  PackBFunction<double> double_pack_b = nullptr;
 };
 
 // vector_bits is 128, 256 or 512.
@@ -123,7 +136,8 @@ inline std::int64_t unpacked_group_blocks(const Blocking& blocking, std::int64_t
 // its rows are strided.
 inline std::int64_t unpacked_workspace_elements(const Blocking& blocking, std::int64_t n, std::int64_t k,
                                                 bool b_rows_contiguous, std::int64_t element_bytes,
-                                                bool has_epilogue) {
+                                                bool has_epilogue, bool b_packed_ahead = false) {
+  if (b_packed_ahead) return 0;  // the kernels read the panels; partial blocks go through a stack tile
   if (!b_rows_contiguous) return k * round_up(n, blocking.nr);
   return k * blocking.nr * unpacked_group_blocks(blocking, k, element_bytes, has_epilogue);
 }

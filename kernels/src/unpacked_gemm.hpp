@@ -2,7 +2,7 @@
 // else packed once whole. The driver takes it for small and skinny products and whenever A fits
 // in L2 (the rule and its measurements: gemm.cpp, docs/gemm.md).
 //
-//   (B with strided rows: packed once into NR-wide panels)
+//   (B with strided rows: packed once into NR-wide panels; B packed ahead of time: its panels)
 //   for jg in n step G*NR               (groups of G column blocks: G = 1, or with an epilogue hook
 //                                        from k, unpacked_group_blocks)
 //     B columns of a partial block: copied once into a zero-padded k x NR buffer
@@ -118,13 +118,29 @@ void unpacked_column_blocks(const detail::RegionProblem<T>& problem, std::int64_
   if (problem.m - row >= 1) rows_at(std::integral_constant<int, 1>{}, row);
 }
 
+// B as zero-padded NR-wide panels of all k steps (the layout of RegionProblem::b_packed): the kernel
+// reads each panel as rows of stride NR. A is read in place.
+template <class T, class V, int MR, int NR>
+void unpacked_over_panels(const detail::RegionProblem<T>& problem, const T* panels) {
+  constexpr int NV = NR / lanes_of<V, T>;
+  const std::int64_t n = problem.n, k = problem.k;
+  const std::int64_t group = detail::unpacked_group_blocks(problem.blocking, k, sizeof(T), problem.epilogue != nullptr);
+  const std::int64_t full_blocks = n / NR;
+  for (std::int64_t block = 0; block < full_blocks; block += group) {
+    const std::int64_t blocks = std::min(group, full_blocks - block);
+    unpacked_column_blocks<T, V, MR, NV>(problem, block * NR, blocks, NR, panels + block * NR * k, NR, k * NR);
+  }
+  if (full_blocks * NR < n)
+    unpacked_column_blocks<T, V, MR, NV>(problem, full_blocks * NR, 1, static_cast<int>(n - full_blocks * NR),
+                                         panels + full_blocks * NR * k, NR, 0);
+}
+
 // B with strided rows (e.g. column-major, the transposed weight of a dense layer): packed once,
 // whole, into zero-padded NR-wide panels (packing.hpp), which the kernel then reads as rows of
 // stride NR. A is still read in place.
 template <class T, class V, int MR, int NR>
 void unpacked_gemm_packed_b(const detail::RegionProblem<T>& problem) {
   constexpr int lanes = lanes_of<V, T>;
-  constexpr int NV = NR / lanes;
   const std::int64_t n = problem.n, k = problem.k;
   T* packed_b = problem.workspace;
   const PackSource<T> b_source{problem.b, problem.b_narrow, problem.b_storage};
@@ -134,15 +150,7 @@ void unpacked_gemm_packed_b(const detail::RegionProblem<T>& problem) {
     return;
   }
   pack_block<NR>(n, k, b_source, problem.b_col_stride, problem.b_row_stride, packed_b);
-  const std::int64_t group = detail::unpacked_group_blocks(problem.blocking, k, sizeof(T), problem.epilogue != nullptr);
-  const std::int64_t full_blocks = n / NR;
-  for (std::int64_t block = 0; block < full_blocks; block += group) {
-    const std::int64_t blocks = std::min(group, full_blocks - block);
-    unpacked_column_blocks<T, V, MR, NV>(problem, block * NR, blocks, NR, packed_b + block * NR * k, NR, k * NR);
-  }
-  if (full_blocks * NR < n)
-    unpacked_column_blocks<T, V, MR, NV>(problem, full_blocks * NR, 1, static_cast<int>(n - full_blocks * NR),
-                                         packed_b + full_blocks * NR * k, NR, 0);
+  unpacked_over_panels<T, V, MR, NR>(problem, packed_b);
 }
 
 // A's m x k values of a 16-bit `source` converted into `destination`, row-major and contiguous.
@@ -190,6 +198,10 @@ void unpacked_gemm(const detail::RegionProblem<T>& problem) {
 
 template <class T, class V, int MR, int NR>
 void unpacked_gemm_native_a(const detail::RegionProblem<T>& problem) {
+  if (problem.b_packed != nullptr) {  // packed ahead of time (GemmArgs::packed_b)
+    unpacked_over_panels<T, V, MR, NR>(problem, problem.b_packed);
+    return;
+  }
   if (problem.b_col_stride != 1 || problem.b_storage != Storage::native) {
     unpacked_gemm_packed_b<T, V, MR, NR>(problem);
     return;

@@ -75,6 +75,39 @@ void validate_arguments(const GemmArgs<T>& args, const char* function) {
                        std::to_string(c_extent) + " elements; " + shape() + ")");
 }
 
+template <class T>
+void validate_packed_b(const GemmArgs<T>& args, int kernel_nr, const char* function) {
+  if (args.packed_b.panel_width != kernel_nr)
+    fail(function, "packed_b has panels " + std::to_string(args.packed_b.panel_width) +
+                       " wide but this call's kernel reads " + std::to_string(kernel_nr) +
+                       "-wide panels: pack B with the same vector_bits and instruction_set as the call "
+                       "(pack_b returns the width)");
+  if (args.batch > 1 && args.b.batch_stride != 0)
+    fail(function, "packed_b holds one B, but the " + std::to_string(args.batch) +
+                       " batches read different Bs (b.batch_stride " + std::to_string(args.b.batch_stride) +
+                       "): pass packed_b only when every batch reads the same B");
+}
+
+template <class T>
+void validate_pack_b(const MatrixView<T>& b, std::int64_t k, std::int64_t n, const T* destination,
+                     const char* function) {
+  if (k < 0 || n < 0)
+    fail(function, "sizes must be non-negative (k=" + std::to_string(k) + " n=" + std::to_string(n) + ")");
+  const auto storage = static_cast<int>(b.storage);
+  if (storage < 0 || storage > static_cast<int>(Storage::bf16))
+    fail(function, "operand storage " + std::to_string(storage) + " is not native, f16 or bf16");
+  if (sizeof(T) != 4 && b.storage != Storage::native)
+    fail(function, "f16/bf16 operand storage is for f32 products only (a double product's operands are double)");
+  if (k == 0 || n == 0) return;
+  if (destination == nullptr) fail(function, "destination is null for a non-empty B");
+  if (b.storage == Storage::native ? b.data == nullptr : b.narrow == nullptr)
+    fail(function, "B is null (with f16/bf16 storage its values are read through `narrow`)");
+}
+
+template void validate_packed_b(const GemmArgs<float>&, int, const char*);
+template void validate_packed_b(const GemmArgs<double>&, int, const char*);
+template void validate_pack_b(const MatrixView<float>&, std::int64_t, std::int64_t, const float*, const char*);
+template void validate_pack_b(const MatrixView<double>&, std::int64_t, std::int64_t, const double*, const char*);
 template void validate_arguments(const GemmArgs<float>&, const char*);
 template void validate_arguments(const GemmArgs<double>&, const char*);
 

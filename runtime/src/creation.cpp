@@ -196,6 +196,11 @@ Tensor linspace(double start, double stop, std::int64_t num, DType dtype) {
 
 Tensor from_blob(void* data, const Shape& shape, const std::vector<std::int64_t>& strides, DType dtype,
                  std::function<void()> owner) {
+  return detail::tensor_over(data, shape, strides, dtype, std::move(owner), false);
+}
+
+Tensor detail::tensor_over(void* data, const Shape& shape, const std::vector<std::int64_t>& strides, DType dtype,
+                           std::function<void()> owner, bool constant) {
   check_dtype(dtype, "from_blob");
   check_shape("from_blob", shape, dtype);
   TJ_CHECK(data != nullptr || ir::checked_numel(shape, "from_blob") == 0)
@@ -212,7 +217,9 @@ Tensor from_blob(void* data, const Shape& shape, const std::vector<std::int64_t>
   auto [low, high] = layout.extent();
   char* base = static_cast<char*>(data) + low * static_cast<std::int64_t>(itemsize(dtype));
   layout.offset = -low;
-  auto buffer = ir::Buffer::wrap(base, static_cast<std::size_t>(high - low) * itemsize(dtype), std::move(owner));
+  const std::size_t bytes = static_cast<std::size_t>(high - low) * itemsize(dtype);
+  auto buffer = constant ? ir::Buffer::wrap_constant(base, bytes, std::move(owner))
+                         : ir::Buffer::wrap(base, bytes, std::move(owner));
   return wrap(ir::make_input(std::move(buffer), dtype, std::move(layout)));
 }
 

@@ -6,6 +6,7 @@
 #include <tensorjit/ir/f32_form.hpp>
 
 #include "runtime/src/config.hpp"
+#include "runtime/src/packed_weights.hpp"
 #include "runtime/src/thread_pool.hpp"
 
 namespace tensorjit::detail {
@@ -83,6 +84,11 @@ void run_gemm(const ir::Value& a, const ir::Value& b, const ir::Value& c, const 
       args.store_stage.column_bias = epilogue.column_bias + bias_offset;
     args.a = matrix_view<T>(a, a_offset, a.layout.strides[r - 2], a.layout.strides[r - 1], batch_stride(a.layout));
     args.b = matrix_view<T>(b, b_offset, b.layout.strides[r - 2], b.layout.strides[r - 1], batch_stride(b.layout));
+    // A constant B (a weight loaded from a file) is packed once and kept (packed_weights.hpp).
+    args.packed_b = {};
+    std::shared_ptr<const void> packed_panels;
+    if (args.batch == 1 || args.b.batch_stride == 0)
+      packed_panels = packed_weight<T>(b.buffer, args.b, args.k, args.n, options, args.packed_b);
     args.c = {c_base + c_offset, c.layout.strides[r - 2], batch_stride(c.layout)};
     if (epilogue.begin_outer) epilogue.begin_outer(epilogue.context, o);
     if (epilogue.reads != nullptr) {

@@ -5,6 +5,7 @@
 
 #include "runtime/src/executor.hpp"
 #include "runtime/src/jit_instance.hpp"
+#include "runtime/src/packed_weights.hpp"
 #include "runtime/src/tensor_impl.hpp"
 
 namespace tensorjit {
@@ -17,7 +18,10 @@ std::string graph_text(const std::vector<Tensor>& tensors) {
 
 std::size_t cached_memory_bytes() { return ir::Buffer::cached_bytes(); }
 
-void empty_cache() { ir::Buffer::release_cache(); }
+void empty_cache() {
+  ir::Buffer::release_cache();
+  detail::release_packed_weights();
+}
 
 MemoryStatistics memory_statistics() {
   const ir::Buffer::Statistics s = ir::Buffer::statistics();

@@ -47,6 +47,11 @@ void check_defined(const Tensor& tensor, std::string_view op);
 ir::NodePtr node_of(const Tensor& tensor, std::string_view op);
 Tensor wrap(ir::NodePtr node);
 
+// from_blob, with the buffer made by Buffer::wrap_constant when `constant` (the file loaders: a
+// read-only mapping or a private copy, which nothing writes while tensors view it).
+Tensor tensor_over(void* data, const Shape& shape, const std::vector<std::int64_t>& strides, DType dtype,
+                   std::function<void()> owner, bool constant);
+
 // The evaluated value of a tensor (evaluates it first when needed); errors name `op`.
 ir::Value value_of(const Tensor& tensor, std::string_view op);
 

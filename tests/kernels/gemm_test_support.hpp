@@ -110,6 +110,9 @@ struct Problem {
   Layout a_layout = Layout::row_major, b_layout = Layout::row_major;
   int a_batch_sign = 1, b_batch_sign = 1;
   std::int64_t c_padding = 0;  // extra elements per row of C, which gemm must leave alone
+  // gemm() reads B through panels packed ahead of time by pack_b() (GemmArgs::packed_b); needs
+  // batch 1 or b_batch_sign 0. reference_gemm() still reads B.
+  bool b_packed_ahead = false;
 };
 
 inline std::string describe(const Problem& p, const tk::GemmOptions& options) {
@@ -118,7 +121,8 @@ inline std::string describe(const Problem& p, const tk::GemmOptions& options) {
          " B " + layout_name(p.b_layout) + "/" + std::to_string(p.b_batch_sign) +
          " bits=" + std::to_string(options.vector_bits) + " isa=" + std::to_string(int(options.instruction_set)) +
          " threads=" + std::to_string(options.parallel_for.threads) + " mc=" + std::to_string(options.mc) +
-         " kc=" + std::to_string(options.kc) + " nc=" + std::to_string(options.nc);
+         " kc=" + std::to_string(options.kc) + " nc=" + std::to_string(options.nc) +
+         (p.b_packed_ahead ? " B packed ahead" : "");
 }
 
 // Runs gemm() and reference_gemm() on the same operands and checks that all of C, padding
@@ -144,6 +148,13 @@ bool matches_reference(const Problem& p, const tk::GemmOptions& options, std::ui
   args.c = {expected.data(), ldc, c_batch_stride};
   tk::reference_gemm(args);
   args.c.data = actual.data();
+  std::vector<T> panels;
+  if (p.b_packed_ahead) {
+    panels.assign(static_cast<std::size_t>(tk::packed_b_elements(p.k, p.n, sizeof(T) == 8, options)),
+                  std::numeric_limits<T>::quiet_NaN());
+    args.packed_b.panel_width = tk::pack_b(b.view, p.k, p.n, options, panels.data());
+    args.packed_b.data = panels.data();
+  }
   tk::gemm(args, options);
   const bool same = std::memcmp(expected.data(), actual.data(), c_size * sizeof(T)) == 0;
   if (!same) {

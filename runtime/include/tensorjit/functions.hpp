@@ -82,7 +82,9 @@ JitStatistics jit_statistics();
 // writes memory already mapped instead of faulting fresh zeroed pages in each time.
 // The bytes kept now, used by no tensor.
 std::size_t cached_memory_bytes();
-// Returns every kept buffer to the system (as PyTorch's torch.cuda.empty_cache()).
+// Returns every kept buffer to the system (as PyTorch's torch.cuda.empty_cache()), and the
+// matmul's packed copies of weights loaded from files (made again by the next product that reads
+// one; docs/gemm.md, "Packed ahead of time").
 void empty_cache();
 // The tensor storage this process allocated so far: every buffer a result, a tensor() or a 0-d
 // argument took (a mapping recycled from the kept ones counts too; from_blob's memory does not).

@@ -8,6 +8,8 @@
 #include <tensorjit/ir/check.hpp>
 #include <tensorjit/ir/shape.hpp>
 
+#include "runtime/src/tensor_impl.hpp"
+
 namespace tensorjit::files {
 namespace {
 
@@ -84,13 +86,15 @@ Tensor make_tensor(const StoredTensor& stored, std::shared_ptr<const void> owner
     // from_blob never writes through the pointer: tensors are values, every result a new buffer.
     // The owner callback has nothing to do: its capture keeps the mapping alive while it exists.
     void* data = const_cast<std::byte*>(stored.bytes);
-    return from_blob(data, stored.shape, stored.strides, stored.dtype, [owner = std::move(owner)] {});
+    // Constant: the mapping is read-only, so the GEMM may keep its packed panels of a weight.
+    return tensorjit::detail::tensor_over(data, stored.shape, stored.strides, stored.dtype,
+                                          [owner = std::move(owner)] {}, true);
   }
   // operator new[] aligns for every dtype (16 bytes); the copy is dense in the stored order, so the
   // same strides describe it.
   auto copy = std::shared_ptr<std::byte[]>(new std::byte[static_cast<std::size_t>(count) * itemsize(stored.dtype)]);
   convert(stored, count, copy.get());
-  return from_blob(copy.get(), stored.shape, stored.strides, stored.dtype, [copy] {});
+  return tensorjit::detail::tensor_over(copy.get(), stored.shape, stored.strides, stored.dtype, [copy] {}, true);
 }
 
 }  // namespace tensorjit::files

@@ -29,6 +29,10 @@ class Buffer {
   static std::shared_ptr<Buffer> allocate_uninitialized(std::size_t bytes);
   // External memory: not copied; `release` (may be empty) runs once when nothing uses it any more.
   static std::shared_ptr<Buffer> wrap(void* data, std::size_t bytes, std::function<void()> release);
+  // The same for memory whose contents never change while the buffer lives (a read-only file
+  // mapping, or a private copy of a file's values): what the runtime derives from them (the GEMM's
+  // packed panels of a weight, docs/gemm.md) may be kept for as long as the buffer lives.
+  static std::shared_ptr<Buffer> wrap_constant(void* data, std::size_t bytes, std::function<void()> release);
 
   // The recycling of mapped buffers. A freed mapping is kept, up to `limit` bytes in all (oldest
   // returned to the kernel first), and handed to the next allocation of its size: an eval that
@@ -55,6 +59,8 @@ class Buffer {
   std::size_t bytes() const { return bytes_; }
   // Memory this library allocated (not from_blob's): the only kind Tensor::assign writes in place.
   bool owned() const { return owned_; }
+  // Made by wrap_constant: nothing writes the contents while the buffer lives.
+  bool constant() const { return constant_; }
 
   // How many times the contents were overwritten in place (Tensor::assign). An input node records
   // the version it was made at; a node whose buffer moved on reads values it was not built over,
@@ -63,12 +69,13 @@ class Buffer {
   void bump_version() const { version_.fetch_add(1, std::memory_order_acq_rel); }
 
  private:
-  Buffer(void* data, std::size_t bytes, std::function<void()> release, bool owned)
-      : data_(data), bytes_(bytes), owned_(owned), release_(std::move(release)) {}
+  Buffer(void* data, std::size_t bytes, std::function<void()> release, bool owned, bool constant = false)
+      : data_(data), bytes_(bytes), owned_(owned), constant_(constant), release_(std::move(release)) {}
   static std::shared_ptr<Buffer> allocate(std::size_t bytes, bool zeroed);
   void* data_;
   std::size_t bytes_;
   bool owned_;
+  bool constant_;
   mutable std::atomic<std::uint64_t> version_{0};
   std::function<void()> release_;  // empty for heap storage (std::free); else recycles or calls the owner
 };

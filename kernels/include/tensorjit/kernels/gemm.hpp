@@ -135,6 +135,17 @@ struct EpilogueRead {
 };
 inline constexpr int kMaxEpilogueReads = 4;
 
+// B packed ahead of time by pack_b() (below), for a B that many products read unchanged (a model's
+// weights): the GEMM then reads these panels instead of packing B on every call, which for a
+// product of few rows costs as much as its multiply-adds (docs/gemm.md, "Packed ahead of time").
+// `panel_width` is what pack_b() returned; it must be the NR of the kernel the call runs (the same
+// vector_bits and instruction_set as pack_b's options), else gemm() throws std::invalid_argument.
+template <class T>
+struct PackedB {
+  const T* data = nullptr;  // null: B is packed by each call, as usual
+  int panel_width = 0;
+};
+
 // One (batched) product: C[b] = A[b]·B[b] for b in [0, batch), A[b] m×k, B[b] k×n, C[b] m×n.
 template <class T>
 struct GemmArgs {
@@ -164,7 +175,21 @@ struct GemmArgs {
   // prefetch does not fault). Requires an epilogue.
   const EpilogueRead* epilogue_reads = nullptr;
   int epilogue_read_count = 0;
+  // B's k×n values packed by pack_b() from `b` (batch 1, or one B for every batch: b.batch_stride
+  // == 0). `b` must still describe the same matrix. The bits of C are the same either way: the
+  // panels hold B's values, and each element stays one FMA chain in increasing k.
+  PackedB<T> packed_b{};
 };
+
+// pack_b's output size in elements for a k×n B under `options` (NR-wide panels of all k steps,
+// zero padded to a multiple of NR columns): k * round_up(n, NR).
+std::int64_t packed_b_elements(std::int64_t k, std::int64_t n, bool is_double, const GemmOptions& options = {});
+// Packs B (k×n, any strides; with float, f16/bf16 storage converted exactly) into `destination`
+// (packed_b_elements() values, no alignment required) for the kernel `options` select, and returns
+// the panel width to put in PackedB. Serial; options.parallel_for is not used.
+int pack_b(const MatrixView<float>& b, std::int64_t k, std::int64_t n, const GemmOptions& options, float* destination);
+int pack_b(const MatrixView<double>& b, std::int64_t k, std::int64_t n, const GemmOptions& options,
+           double* destination);
 
 void gemm(const GemmArgs<float>& args, const GemmOptions& options = {});
 void gemm(const GemmArgs<double>& args, const GemmOptions& options = {});
