@@ -5,8 +5,11 @@ each answer is checked against tensorjit's, then the peers are timed alternating
 A sample is one `time` request: the worker repeats the computation until `min_seconds` passed and
 reports seconds per call, so even the 8-element W11 gets a time far above the clock's resolution.
 
-Contenders are kept apart: while one worker takes a sample every other one is stopped (SIGSTOP,
-its threads with it), so no idle pool thread spins on the measured core. Before each sample of a
+Contenders are kept apart. At one thread, where every worker is pinned to core 0, while one worker
+takes a sample every other one is stopped (SIGSTOP, its threads with it), so no idle pool thread
+spins on the measured core. With all threads the driver only waits 30 ms between peers, so the
+previous peer's spinning threads go to sleep: a multi-threaded worker just resumed from SIGSTOP
+ran its OpenMP loops 8-20x slower (bench/README.md). Before each sample of a
 bandwidth-bound case a second loop worker, the bandwidth probe, times STREAM's triad, and the
 figure is kept with the sample: a ratio between two contenders can be read against the bandwidth
 the machine gave each of them.
@@ -14,6 +17,7 @@ the machine gave each of them.
 import os
 import shutil
 import tempfile
+import time
 
 import numpy as np
 
@@ -141,14 +145,15 @@ def prepare_and_check(case, workers, folder, log):
     return records
 
 
-def time_case(case, workers, records, rounds, min_seconds, log, label, probe):
+def time_case(case, workers, records, threads, rounds, min_seconds, log, label, probe):
     timed = [name for name in workers if records[name]["status"] == "checked"]
+    stopped = workers if threads == 1 else {}  # the workers kept stopped between their samples
     beside_triad = probe is not None and case.bytes >= BANDWIDTH_BOUND_BYTES
     for name in timed:
         records[name].update(status="timed", samples=[], calls=[])
         if beside_triad:
             records[name]["triad_gb_per_s"] = []
-    for worker in workers.values():
+    for worker in stopped.values():
         worker.pause()
     try:
         for round_index in range(-1, rounds):  # round -1 is the warm-up, not recorded
@@ -159,21 +164,25 @@ def time_case(case, workers, records, rounds, min_seconds, log, label, probe):
                 if records[name]["status"] != "timed":
                     continue
                 triad = probe.gb_per_s() if beside_triad else None
-                workers[name].resume()
+                if name in stopped:
+                    workers[name].resume()
+                elif threads > 1:
+                    time.sleep(0.03)  # let the previous peer's spinning threads go to sleep
                 try:
                     seconds, calls = workers[name].request(f"time {min_seconds}").split()
                 except (WorkerGone, ValueError) as reason:
                     records[name].update(status="error", detail=f"while timing: {reason}")
                     continue
                 finally:
-                    workers[name].pause()
+                    if name in stopped:
+                        workers[name].pause()
                 if round_index >= 0:
                     records[name]["samples"].append(float(seconds))
                     records[name]["calls"].append(int(calls))
                     if triad is not None:
                         records[name]["triad_gb_per_s"].append(triad)
     finally:
-        for worker in workers.values():
+        for worker in stopped.values():
             worker.resume()
 
 
@@ -203,7 +212,7 @@ def measure_cases(cases, workers, build_dir, threads, rounds, min_seconds, log, 
             log(f"{label}: preparing and checking")
             restart_dead_workers(workers, build_dir, threads, log)
             records = prepare_and_check(case, workers, folder, log)
-            time_case(case, workers, records, rounds, min_seconds, log, label, probe)
+            time_case(case, workers, records, threads, rounds, min_seconds, log, label, probe)
             for worker in workers.values():
                 try:
                     worker.request("release")

@@ -133,8 +133,8 @@ def write_markdown(path, run, rows, chart_name):
     text += [
         "",
         f"Each figure is seconds per call: one warm-up, then {run['rounds']} samples per peer taken alternating "
-        f"(each sample repeats the call for at least {run['min_seconds']} s), every other peer's process "
-        "stopped while one takes its sample; in bandwidth-bound rows, *triad* is the median STREAM triad "
+        f"(each sample repeats the call for at least {run['min_seconds']} s); at one thread every other "
+        "peer's process is stopped while one takes its sample; in bandwidth-bound rows, *triad* is the median STREAM triad "
         "bandwidth measured right before each of that peer's samples. Single-thread runs are pinned with "
         "`taskset -c 0`. **tensorjit speed ÷ best peer** is the best peer's median over tensorjit's: above 1 "
         "tensorjit is faster. *Of the limit* is tensorjit's least memory traffic per second over the triad "
