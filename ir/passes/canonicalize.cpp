@@ -106,7 +106,7 @@ NodePtr drop_round_trip_cast(N node) {
   return round_trip ? original : nullptr;
 }
 
-// A reduction, scan, ordering or matmul of f16/bf16 -> the same op on f32 operands, rounded once
+// A reduction, scan, ordering, matmul or scatter_add of f16/bf16 -> the same op on f32 operands, rounded once
 // (f32_form.hpp: the definition, which the interpreter evaluates): the kernels accumulate in f32.
 NodePtr compute_in_f32(N node) { return has_f32_form(node) ? f32_form(node) : nullptr; }
 
@@ -214,7 +214,8 @@ const Rule kRules[] = {
     {Op::cumsum, compute_in_f32},                                                          // scan,
     {Op::sort, compute_in_f32},                                                            // ordering
     {Op::argsort, compute_in_f32},
-    {Op::matmul, compute_in_f32},                                                          // and product (one f32 FMA chain)
+    {Op::matmul, compute_in_f32},                                                          // product (one f32 FMA chain)
+    {Op::scatter_add, compute_in_f32},                                                     // and scatter (a gather copies)
 };
 
 // kRules indexed by op, in table order.

@@ -73,7 +73,7 @@ Value evaluate_indexing(const Node& node, std::span<const Value> inputs) {
   const Value& values = inputs[2];
   visit_dtype(node.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (!std::is_same_v<T, bool> && !is_storage_float_v<T>) {  // node.cpp refuses f16/bf16
+    if constexpr (!std::is_same_v<T, bool> && !is_storage_float_v<T>) {  // f16/bf16: their f32 form (interpreter.cpp)
       T* out = result.data<T>();
       const T* from = values.data<T>();
       const StridedOperand read{values.layout.strides, 0};

@@ -240,9 +240,6 @@ Inferred infer_indexing(Op op, const std::vector<NodePtr>& inputs, const Attrs& 
       << op_name(op) << ": indices must be i32 or i64, got " << describe_inputs(inputs);
   TJ_CHECK(operand_kind_allows(info(op).operands, x->dtype()))
       << op_name(op) << ": needs " << operand_kind_name(info(op).operands) << ", got " << describe_inputs(inputs);
-  TJ_CHECK(!is_storage_float(x->dtype()))
-      << op_name(op) << ": f16 and bf16 values are not indexed yet; cast them to f32 first (x.astype(tj::f32)), got "
-      << describe_inputs(inputs);
   bool matches = indices->rank() == x->rank();
   for (int d = 0; matches && d < x->rank(); ++d) matches = d == a->axis || indices->shape()[d] == x->shape()[d];
   TJ_CHECK(matches) << op_name(op) << ": indices " << describe(indices) << " must have the shape of "

@@ -508,7 +508,7 @@ class RandomGraphBuilder {
   void add_indexing(const ir::NodePtr& x) {
     const ir::Op op = chance(0.6) ? ir::Op::gather : ir::Op::scatter_add;
     const auto index_dtypes = allowed_dtypes(ir::OperandKind::integer);
-    if (excluded(op) || x->rank() == 0 || index_dtypes.empty() || tensorjit::is_storage_float(x->dtype())) return;
+    if (excluded(op) || x->rank() == 0 || index_dtypes.empty()) return;
     std::vector<int> axes;
     for (int axis = 0; axis < x->rank(); ++axis)
       if (x->shape()[static_cast<std::size_t>(axis)] > 0) axes.push_back(axis);
@@ -546,7 +546,6 @@ class RandomGraphBuilder {
     const auto numeric = allowed_dtypes(ir::OperandKind::numeric);
     if (numeric.empty()) return;
     const DType dtype = is_bool(x->dtype()) ? pick(numeric) : x->dtype();
-    if (tensorjit::is_storage_float(dtype)) return;  // not indexed yet (docs/indexing.md)
     add(ir::make_scatter_add(coerce(x, dtype), indices, operand(index_shape, dtype),
                              ir::IndexAttr{axis, 0, ir::IndexOrigin::scatter_add}));
   }

@@ -6,6 +6,7 @@
 // bench/.venv has them. ctest reruns the "*JIT*" cases at every VECTOR_BITS and at 1 and 2 threads.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <random>
@@ -42,6 +43,14 @@ tj::Tensor random_values(std::mt19937_64& rng, const tj::Shape& shape, tj::DType
   constexpr double kScales[] = {1, 1e-7, 1e7, 0.1};
   for (auto& value : values) value = pick(rng) * kScales[scale(rng)] + 0.25;
   return tj::tensor<double>(shape, values).astype(dtype);
+}
+
+// Values in [-4, 4), within the range of f16 (random_values' scales overflow it).
+tj::Tensor small_values(std::mt19937_64& rng, const tj::Shape& shape, tj::DType dtype) {
+  std::vector<float> values(static_cast<std::size_t>(numel(shape)));
+  std::uniform_real_distribution<float> pick(-4.0f, 4.0f);
+  for (auto& value : values) value = pick(rng);
+  return tj::tensor<float>(shape, values).astype(dtype);
 }
 
 // Indices in [-extent, extent), every one of them valid.
@@ -232,6 +241,45 @@ TEST_SUITE("runtime") {
     const tj::Tensor ids = random_indices(rng, {4096}, 1000, tj::i64);
     check({tj::index_add(tj::zeros({1000, 384}), 0, ids, rows)});
     check({tj::index_add(tj::zeros({1000, 384}), 0, tj::remainder(ids, tj::scalar<std::int64_t>(3)), rows * 3.0f)});
+  }
+
+  // A gather copies 16-bit values (the kernels load and convert them as any leaf); a scatter_add
+  // of them is its f32 form, each destination's total rounded once (ir/f32_form.hpp).
+  TEST_CASE("indexing JIT: f16 and bf16 tables: take, take_along_axis, the embedding block, index_add and its gradient") {
+    std::mt19937_64 rng(16);
+    for (tj::DType dtype : {tj::f16, tj::bf16}) {
+      CAPTURE(dtype);
+      const tj::Tensor table = small_values(rng, {50, 33}, dtype).eval();
+      const tj::Tensor ids = random_indices(rng, {3, 7}, 50, tj::i64).eval();
+      check({tj::take(table, ids)});
+      check({tj::take(table.transpose(), random_indices(rng, {9}, 50, tj::i32), 1)});
+      check({tj::take_along_axis(table, random_indices(rng, {4, 33}, 50, tj::i64), 0) * 3.0f});
+      // The embedding block over 16-bit tables, one row kernel as in f32.
+      const tj::Tensor pos = small_values(rng, {40, 33}, dtype).eval();
+      const tj::Tensor positions = tj::arange(0, 7, 1, tj::i64).reshape({1, 7}).expand({3, 7});
+      const tj::Tensor x = tj::take(table, ids) + tj::take(pos, positions);
+      const tj::Tensor y = tj::layernorm(x, tj::ones({33}, dtype), tj::zeros({33}, dtype), 1e-5);
+      check({y, x});
+      CHECK(plan_of({y}).find("step 1") == std::string::npos);
+      check({tj::index_add(table, 0, random_indices(rng, {300}, 50, tj::i64), small_values(rng, {300, 33}, dtype))});
+      check({tj::scatter_add(table, 1, random_indices(rng, {50, 70}, 33, tj::i32), small_values(rng, {50, 70}, dtype))});
+      // The gradient of an embedding lookup over a 16-bit table: index_add of the rows' adjoints.
+      const tj::Tensor w = table.detach();
+      const std::vector<tj::Tensor> dw = tj::grad((tj::take(w, ids) * 2.0f).sum(), {w});
+      REQUIRE(dw[0].dtype() == dtype);
+      check({dw[0]});
+      const std::vector<float> counts = dw[0].astype(tj::f32).sum({1}).to_vector<float>();
+      const std::vector<std::int64_t> id_values = ids.to_vector<std::int64_t>();
+      for (std::int64_t row = 0; row < 50; ++row) {
+        const auto uses = std::count_if(id_values.begin(), id_values.end(), [&](std::int64_t id) { return id == row || id == row - 50; });
+        CHECK(counts[static_cast<std::size_t>(row)] == doctest::Approx(2.0 * 33 * static_cast<double>(uses)));
+      }
+    }
+    // Each destination's total rounded once: 2048 + 1 + 1 in f16 is 2050, where adding one value
+    // at a time would round 2049 back to 2048 twice.
+    const tj::Tensor base = tj::full({1}, 2048.0f).astype(tj::f16);
+    const tj::Tensor total = tj::index_add(base, 0, tj::zeros({2}, tj::i64), tj::ones({2}, tj::f16));
+    CHECK(total.astype(tj::f32).item<float>() == 2050.0f);
   }
 
   TEST_CASE("indexing JIT: one_hot, empty indices and size-1 axes") {
