@@ -319,6 +319,24 @@ llvm::Value* MathBuilder::lookup(llvm::ArrayRef<double> table, llvm::Value* inde
   llvm::Value* entry = b.CreateAnd(index, integer(size - 1));
   const unsigned pieces = register_lanes();
   const unsigned piece_bits = pieces * (f32 ? 32 : 64);
+  if (lanes_ > 1 && f32 && host_has_avx2() && piece_bits == 256 && lanes_ % pieces == 0) {
+    // AVX2 without AVX-512: one vpermps per 8 entries, and the entry's bits 3 and 4, shifted into
+    // the sign bit, pick among them (vblendvps). A gather of 8 lanes was most of W2's time on Zen 3
+    // (tanh reads seven tables of 32), where it is microcoded (docs/vector_math.md).
+    return per_register({entry}, [&](llvm::ArrayRef<llvm::Value*> piece, unsigned lanes) {
+      std::vector<llvm::Value*> chunks;
+      for (unsigned first = 0; first < std::max(size, lanes); first += lanes)
+        chunks.push_back(b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_permps, {}, {entries(first, lanes), piece[0]}));
+      llvm::Value* zero = llvm::Constant::getNullValue(piece[0]->getType());
+      for (unsigned bit = 3; chunks.size() > 1; ++bit) {
+        llvm::Value* upper = b.CreateICmpSLT(b.CreateShl(piece[0], 31 - bit), zero);
+        std::vector<llvm::Value*> halved;
+        for (std::size_t i = 0; i < chunks.size(); i += 2) halved.push_back(b.CreateSelect(upper, chunks[i + 1], chunks[i]));
+        chunks = std::move(halved);
+      }
+      return chunks.front();
+    });
+  }
   if (lanes_ > 1 && host_has_avx2() && (piece_bits == 128 || piece_bits == 256) && lanes_ % pieces == 0) {
     // AVX2's gathers, a register at a time, take the entries as integers of the element's width.
     // A generic gather takes a vector of 64-bit pointers, twice as wide as an f32 register: at

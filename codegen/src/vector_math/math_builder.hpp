@@ -123,14 +123,15 @@ class MathBuilder {
   // native f32) and has a power-of-two size up to 32; `index` is an integer of the integer type
   // whose low bits are read. Where the host has AVX-512 (F and VL), one vpermi2ps/vpermi2pd per
   // register and 2 * (its lanes) entries from tables held in registers (one per 512-bit register
-  // for up to 32 f32 or 16 f64; selects pick the chunk), elsewhere and in the scalar tail a load
-  // or gather from a constant array: the table's values either way, so the same bits at every
-  // width.
+  // for up to 32 f32 or 16 f64; selects pick the chunk); on AVX2 hosts f32 in 256-bit registers
+  // by one vpermps per 8 entries and blends; elsewhere and in the scalar tail a load or gather
+  // from a constant array: the table's values either way, so the same bits at every width.
   llvm::Value* lookup(llvm::ArrayRef<double> table, llvm::Value* index);
   // Whether lookup() reads its table from registers (AVX-512 at 256 and 512 bits: one vpermi2
   // reaches half the table or more) or is the scalar tail's load; elsewhere (128-bit registers,
   // where a table of 32 takes four vpermi2 and three selects, and hosts without AVX-512, where it
-  // takes a gather) a function of several tables at one index should call lookup_rows.
+  // takes four vpermps and three blends, or a gather) a function of several tables at one index
+  // should call lookup_rows.
   bool lookups_from_registers() const;
   // lookup() of each of `columns` (tables of one size) at the same index, the same values: each
   // lane loads its entry's row of all the columns from one table of rows, and the rows are
