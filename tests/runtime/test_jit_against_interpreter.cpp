@@ -1,6 +1,7 @@
 // The JIT'd plan against the reference interpreter, bit for bit, on random graphs. ctest runs this
-// suite again at VECTOR_BITS 128, 256, 512 and at 1 and 2 threads (tests/runtime/CMakeLists.txt),
-// so equal bits across widths and thread counts follow from equality with the interpreter.
+// suite again at VECTOR_BITS 128, 256, 512 (a third of the seeds each) and at 1 and 2 threads
+// (tests/runtime/CMakeLists.txt), so equal bits across widths and thread counts follow from
+// equality with the interpreter.
 // The transcendental ops are inline polynomials within an ulp bound of the interpreter's libm
 // (docs/vector_math.md): the random graphs leave them out (a bound on one op says nothing about a
 // chain), and each is checked alone against the interpreter within its tolerance.
@@ -26,7 +27,7 @@ using tensorjit::testing::check_against_interpreter;
 TEST_SUITE("runtime") {
 
 TEST_CASE("random elementwise graphs over views: JIT == interpreter, bit for bit") {
-  for (std::uint64_t seed = 0; seed < 1200; ++seed) {
+  for (std::uint64_t seed : tj::testing::random_graph_seeds(0, 1200)) {
     tj::testing::RandomGraphOptions options;
     options.seed = seed;
     options.elementwise_only = true;
@@ -38,7 +39,7 @@ TEST_CASE("random elementwise graphs over views: JIT == interpreter, bit for bit
 }
 
 TEST_CASE("random graphs with reductions and matmuls between fused loops") {
-  for (std::uint64_t seed = 5000; seed < 5300; ++seed) {
+  for (std::uint64_t seed : tj::testing::random_graph_seeds(5000, 300)) {
     tj::testing::RandomGraphOptions options;
     options.seed = seed;
     options.bind_inputs = true;

@@ -40,7 +40,7 @@ std::string plan_text(const tj::Tensor& tensor) {
 
 TEST_SUITE("runtime") {
   TEST_CASE("reductions JIT: random graphs of reductions, producers and consumers, bit for bit") {
-    for (std::uint64_t seed = 9000; seed < 9600; ++seed) {
+    for (std::uint64_t seed : tj::testing::random_graph_seeds(9000, 600)) {
       tj::testing::RandomGraphOptions options;
       options.seed = seed;
       options.bind_inputs = true;

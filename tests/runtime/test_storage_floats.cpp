@@ -139,7 +139,7 @@ TEST_CASE("f16 and bf16 matmul: no step converts the operands first") {
 }
 
 TEST_CASE("f16 and bf16: random graphs of every op kind, the JIT against the interpreter") {
-  for (std::uint64_t seed = 9000; seed < 9100; ++seed) {
+  for (std::uint64_t seed : tj::testing::random_graph_seeds(9000, 100)) {
     tj::testing::RandomGraphOptions options;
     options.seed = seed;
     options.bind_inputs = true;
