@@ -83,9 +83,10 @@ TEST_CASE("eight threads evaluate the same and different graphs at once") {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([t, &failures] {
       for (int round = 0; round < kRounds; ++round) {
-        // Even threads share one graph shape; odd ones each build their own (a new constant).
+        // Even threads share one graph; odd ones build a new one each round, a new length (a new
+        // scalar alone is a kernel argument of the same plan, docs/contracts.md).
         const float scale = t % 2 == 0 ? 0.5f : 0.25f * static_cast<float>(t + round);
-        const std::int64_t n = 1000 + 37 * t;
+        const std::int64_t n = t % 2 == 0 ? 1000 : 1000 + 37 * t + round;
         auto a = tj::linspace(-1.0, 1.0, n);
         auto b = tj::full({n}, 2.0f);
         auto y = tj::maximum(a * b + 1.0f, 0.0f) * scale;
