@@ -224,6 +224,15 @@ void choose_parts(Plan<T>& plan, int threads) {
   }
 }
 
+// GemmOptions::minimum_parallel_work when unset: about 20 us of one core's multiply-adds, 2^22 in
+// f32 with 512-bit FMAs and in proportion to the FMA's lanes otherwise. At 2^22 on Zen 3 (256
+// bits) MiniLM's 16-token products (2.4 M multiply-adds) ran on one thread: 6.4-8.3 ms a sentence
+// on 2 threads, against 4.8-6.4 ms with 2^20 and 5.1-6.1 ms with 2^21 (docs/gemm.md).
+std::int64_t default_minimum_parallel_work(int vector_bits, std::size_t element_size) {
+  const auto lanes = static_cast<std::int64_t>(vector_bits) / (8 * static_cast<std::int64_t>(element_size));
+  return (std::int64_t{1} << 22) / 16 * lanes;
+}
+
 template <class T>
 struct ParallelRun {
   const Plan<T>* plan = nullptr;
@@ -260,8 +269,10 @@ void gemm_typed(const GemmArgs<T>& args, const GemmOptions& options) {
 
   const ParallelFor& parallel_for = options.parallel_for;
   const double work = product_of({args.batch, args.m, args.n, std::max<std::int64_t>(args.k, 1)});
+  const std::int64_t minimum_work =
+      options.minimum_parallel_work.value_or(default_minimum_parallel_work(family.vector_bits, sizeof(T)));
   const bool parallel = parallel_for.run != nullptr && parallel_for.threads > 1 &&
-                        work >= static_cast<double>(options.minimum_parallel_work);
+                        work >= static_cast<double>(minimum_work);
   if (parallel) choose_parts(plan, parallel_for.threads);
   plan.row_chunk = detail::round_up((args.m + plan.row_parts - 1) / plan.row_parts, plan.blocking.mr);
   plan.col_chunk = detail::round_up((args.n + plan.col_parts - 1) / plan.col_parts, plan.blocking.nr);

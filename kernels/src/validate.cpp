@@ -118,8 +118,8 @@ void validate_options(const GemmOptions& options, const char* function) {
   if (options.mc < 0 || options.kc < 0 || options.nc < 0)
     fail(function, "blocking overrides must be non-negative (mc=" + std::to_string(options.mc) +
                        " kc=" + std::to_string(options.kc) + " nc=" + std::to_string(options.nc) + ")");
-  if (options.minimum_parallel_work < 0)
-    fail(function, "minimum_parallel_work must be non-negative, not " + std::to_string(options.minimum_parallel_work));
+  if (options.minimum_parallel_work.value_or(0) < 0)
+    fail(function, "minimum_parallel_work must be non-negative, not " + std::to_string(*options.minimum_parallel_work));
   if (options.parallel_for.threads < 0)
     fail(function, "parallel_for.threads must be non-negative, not " + std::to_string(options.parallel_for.threads));
   if (!cpu_supports(options.instruction_set))
