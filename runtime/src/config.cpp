@@ -104,6 +104,7 @@ Config read_config(const EnvironmentReader& read, std::vector<std::string>& warn
          c.spin_microseconds);
   v.read("TENSORJIT_STREAMING_MB", mebibytes, "a whole number of MiB (0 streams every kernel that can)",
          fmt::format("{}", c.streaming_mb), c.streaming_mb);
+  v.read("TENSORJIT_PERF_MAP", zero_or_one, "1 (name the kernels in /tmp/perf-<pid>.map) or 0", "0", c.perf_map);
   return c;
 }
 

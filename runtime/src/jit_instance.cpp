@@ -10,6 +10,7 @@ codegen::Jit& jit() {
     options.vector_bits = config().vector_bits;
     options.cache_dir = config().cache_dir;
     options.tiered = config().tiered;
+    options.perf_map = config().perf_map;
     return options;
   }());
   return instance;

@@ -1,7 +1,14 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
+#include <string>
+
+#include <unistd.h>
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InstIterator.h>
@@ -168,4 +175,35 @@ TEST_CASE("a module with fast-math flags is refused: results must be bit-exact")
       if (llvm::isa<llvm::FPMathOperator>(instruction)) instruction.setHasAllowContract(true);
   });
   CHECK_THROWS_AS(jit.get_or_compile({"contract"}, "k", contracting), tensorjit::InternalError);
+}
+
+TEST_CASE("with perf_map, each linked kernel has its line in /tmp/perf-<pid>.map") {
+  const std::string path = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
+  codegen::JitOptions options;
+  options.perf_map = true;
+  codegen::Jit jit(options);
+  const int bits = jit.target().vector_bits;
+  auto kernel = jit.get_or_compile({"multiply_add/perf_map"}, "multiply_add_named_for_perf",
+                                   multiply_add_builder("multiply_add_named_for_perf", bits));
+  REQUIRE(kernel);
+  // "<start> <size> <name>" in hex; the kernel's address is the start of the line naming it.
+  std::ifstream map(path);
+  REQUIRE(map);
+  const auto address = reinterpret_cast<std::uintptr_t>(kernel->address());
+  bool found = false;
+  std::string line;
+  while (std::getline(map, line)) {
+    std::istringstream fields(line);
+    std::uintptr_t start = 0, size = 0;
+    std::string name;
+    fields >> std::hex >> start >> size >> name;
+    REQUIRE_FALSE(fields.fail());
+    CHECK(size > 0);
+    if (name == "multiply_add_named_for_perf") {
+      CHECK(start == address);
+      found = true;
+    }
+  }
+  CHECK(found);
+  std::filesystem::remove(path);  // later kernels of this process go to the unlinked file
 }

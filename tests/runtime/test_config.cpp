@@ -42,7 +42,8 @@ TEST_CASE("config: blanks around every variable's value are ignored") {
                       {"TENSORJIT_TIERED", " 0 "},
                       {"TENSORJIT_BUFFER_CACHE_MB", "64 "},
                       {"TENSORJIT_SPIN_US", " 0"},
-                      {"TENSORJIT_STREAMING_MB", " 8"}});
+                      {"TENSORJIT_STREAMING_MB", " 8"},
+                      {"TENSORJIT_PERF_MAP", "1 "}});
   CHECK(r.warnings.empty());
   CHECK(r.config.vector_bits == 256);
   CHECK(r.config.threads == 2);
@@ -53,6 +54,7 @@ TEST_CASE("config: blanks around every variable's value are ignored") {
   CHECK(r.config.buffer_cache_mb == 64);
   CHECK(r.config.spin_microseconds == 0);
   CHECK(r.config.streaming_mb == 8);
+  CHECK(r.config.perf_map);
 }
 
 TEST_CASE("config: a blank value is unset") {
@@ -78,6 +80,7 @@ TEST_CASE("config: each bad value gives one warning and the documented default")
       {"TENSORJIT_BUFFER_CACHE_MB", "-1", "using 1024"},
       {"TENSORJIT_SPIN_US", "2000000", "using 200"},
       {"TENSORJIT_STREAMING_MB", "16MB", "using 16"},
+      {"TENSORJIT_PERF_MAP", "on", "using 0"},
   };
   for (const auto& c : cases) {
     CAPTURE(c.name);
@@ -95,6 +98,7 @@ TEST_CASE("config: each bad value gives one warning and the documented default")
     CHECK(r.config.buffer_cache_mb == defaults.buffer_cache_mb);
     CHECK(r.config.spin_microseconds == defaults.spin_microseconds);
     CHECK(r.config.streaming_mb == defaults.streaming_mb);
+    CHECK(r.config.perf_map == defaults.perf_map);
   }
 }
 

@@ -36,6 +36,7 @@
 #include "codegen/src/jit/disk_cache_journal.hpp"
 #include "codegen/src/jit/dump_files.hpp"
 #include "codegen/src/jit/jit_engine.hpp"
+#include "codegen/src/jit/perf_map.hpp"
 #include "codegen/src/jit/module_builder.hpp"
 #include "codegen/src/jit/optimization_pipeline.hpp"
 #include "codegen/src/jit/warn_once.hpp"
@@ -277,6 +278,7 @@ struct Jit::Impl {
       : options(std::move(given)),
         target(describe_host(options.vector_bits)),
         engine(JitEngine::instance()) {
+    if (options.perf_map) write_perf_map(engine.lljit());
     if (!options.cache_dir.empty())
       stats.disk_quarantined = quarantine_abandoned_kernels(options.cache_dir);
   }

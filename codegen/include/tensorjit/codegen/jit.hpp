@@ -80,6 +80,10 @@ struct JitOptions {
   // thread. Kernels asked for with a DumpRequest are always compiled optimized at once, so their
   // dumps show the code that runs.
   bool tiered = false;
+  // Name every kernel linked from now on in /tmp/perf-<pid>.map, where Linux perf looks for the
+  // names of JIT'd code (the runtime passes TENSORJIT_PERF_MAP). Process-wide: once one Jit asks,
+  // the kernels of every Jit of the process are named.
+  bool perf_map = false;
 };
 
 // One linked kernel. Its code stays mapped while any handle to it lives, even after eviction, so
