@@ -130,42 +130,52 @@ def tanh_pieces():
               f"2^{np.log2(error):.1f}")
 
 
-def gelu_tanh_pieces():
-    """gelu_tanh's table (f32_gelu_tanh.cpp): 32 pieces of width 1/4 centred at n/4 for n = -11
-    ... 20, covering x in [-2.875, 5.125). With t = x - n/4 (exact) each piece is
-    c0 + c1 t + t^2 q(t), q of degree 4, and c0 = gelu_tanh(n/4) as an f32 pair (hi, lo), so the
-    result rounds c0's bits once; the piece at 0 has c0 = -0, -0 and c1 = 1/2 (gelu_tanh(t) = t/2 + ...).
-    gelu_tanh here is the op's formula with its constants rounded to f32 (ir/scalar_ops.hpp).
-    c1 ... c6 are fitted to gelu_tanh(x) - c0, errors relative to gelu_tanh(x); prints the C++
-    table."""
-    c1 = mpmath.mpf(float(np.float32(0.79788456080286535588)))
-    c2 = mpmath.mpf(float(np.float32(0.044715)))
-
-    def gelu_tanh(v):
-        return v / 2 * (1 + mpmath.tanh(c1 * (v + c2 * v**3)))
+def activation_pieces(name, function, first, count=32, width=0.25, degree=6):
+    """The table of an activation with the sign of x (f32_activation_pieces.hpp): `count` pieces
+    of `width` centred at n width for n = first ... first + count - 1. With t = x - n width
+    (exact) each piece is c0 + c1 t + t^2 q(t), q of degree `degree` - 2, and c0 = function(n
+    width) as an f32 pair (hi, lo), so the result rounds c0's bits once; the piece at 0 has c0 =
+    -0, -0 and c1 = 1/2 (function(t) = t/2 + ...). c1 ... c_degree are fitted to function(x) - c0,
+    errors relative to function(x); prints the C++ table."""
     rows = []
-    for n in range(-11, 21):
-        centre = mpmath.mpf(n) / 4
-        x = chebyshev_grid(n / 4 - 0.125, n / 4 + 0.125)
-        exact = gelu_tanh(centre)
+    for n in range(first, first + count):
+        centre = mpmath.mpf(n) * mpmath.mpf(width)
+        x = chebyshev_grid(n * width - width / 2, n * width + width / 2)
+        exact = function(centre)
         hi = float(np.float32(float(exact)))
         lo = float(np.float32(float(exact - mpmath.mpf(hi))))
-        t = x - n / 4
-        target = np.array([float(gelu_tanh(mpmath.mpf(float(v))) - exact) for v in x])
+        t = x - n * width
+        target = np.array([float(function(mpmath.mpf(float(v))) - exact) for v in x])
         if n == 0:  # c0 = -0 and c1 = 1/2 exactly: tiny x give x/2 rounded once
             hi = lo = -0.0
-            basis = np.stack([t**i for i in range(2, 7)], axis=1)
-            rest, error = fit_f32(basis, target - t / 2, np.abs(values(gelu_tanh, x)))
+            basis = np.stack([t**i for i in range(2, degree + 1)], axis=1)
+            rest, error = fit_f32(basis, target - t / 2, np.abs(values(function, x)))
             coefficients = [0.5] + list(rest)
         else:
-            basis = np.stack([t**i for i in range(1, 7)], axis=1)
-            coefficients, error = fit_f32(basis, target, np.abs(values(gelu_tanh, x)))
+            basis = np.stack([t**i for i in range(1, degree + 1)], axis=1)
+            coefficients, error = fit_f32(basis, target, np.abs(values(function, x)))
         rows.append((n, [hi, lo] + list(coefficients), error))
     worst = max(error for _, _, error in rows)
-    print(f"gelu_tanh: {len(rows)} pieces of degree 6, worst error 2^{np.log2(worst):.1f}")
+    print(f"{name}: {len(rows)} pieces of degree {degree}, worst error 2^{np.log2(worst):.1f}")
     for n, coefficients, error in rows:
         text = ", ".join(f32_literal(c) for c in coefficients)
-        print(f"    {{{text}}},  // x = {n / 4:g} +- 1/8, 2^{np.log2(error):.1f}")
+        print(f"    {{{text}}},  // x = {n * width:g} +- {width / 2:g}, 2^{np.log2(error):.1f}")
+
+
+def gelu_tanh_pieces():
+    """gelu_tanh's table: 32 pieces of width 1/4 and degree 6, n = -11 ... 20 (x in [-2.875,
+    5.125)): the op's formula with its constants rounded to f32 (ir/scalar_ops.hpp)."""
+    c1 = mpmath.mpf(float(np.float32(0.79788456080286535588)))
+    c2 = mpmath.mpf(float(np.float32(0.044715)))
+    activation_pieces("gelu_tanh", lambda v: v / 2 * (1 + mpmath.tanh(c1 * (v + c2 * v**3))), -11)
+
+
+def gelu_pieces():
+    """gelu's table (the erf form): 16 pieces of width 1/2 and degree 8, n = -8 ... 7 (x in
+    [-4.25, 3.75)): x/2 erfc(-x c) with c = 1/sqrt 2 rounded to f32, as the f32 kernel multiplies
+    (ir/scalar_ops.hpp)."""
+    c = mpmath.mpf(float(np.float32(0.70710678118654752440)))
+    activation_pieces("gelu", lambda v: v / 2 * mpmath.erfc(-v * c), -8, 16, 0.5, 8)
 
 
 def erf_small_fit(cut):
@@ -282,6 +292,7 @@ if __name__ == "__main__":
     log_fit()
     tanh_pieces()
     gelu_tanh_pieces()
+    gelu_pieces()
     erf_small_fit(1.0)
     erfc_fit(1.0, 4.0, 15, 2.25)
     sin_fit(0.83, 3)

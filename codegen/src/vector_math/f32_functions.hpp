@@ -71,7 +71,8 @@ llvm::Value* gelu_tanh(MathBuilder& m, llvm::Value* x);
 // f32_erf.cpp
 llvm::Value* erf(MathBuilder& m, llvm::Value* x);
 
-// f32_gelu.cpp (the erf form; the ops.def constant 1/sqrt 2 rounded to f32)
+// f32_gelu.cpp (the erf form; the ops.def constant 1/sqrt 2 rounded to f32; a table of pieces on
+// [-4.125, 3.875), the erfc form outside)
 llvm::Value* gelu(MathBuilder& m, llvm::Value* x);
 
 // f32_pow.cpp (C99 Annex F's special cases, as glibc's powf)

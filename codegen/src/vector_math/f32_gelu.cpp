@@ -1,6 +1,18 @@
 // gelu (erf form) in native f32: gelu(x) = (x/2)(1 + erf(u)), u = x c with c the ops.def constant
-// 1/sqrt 2 rounded to f32 (ir/scalar_ops.hpp), u = u_hi + u_lo exactly (FMA product pair).
-// Both forms below run in every lane; t = |u| picks one.
+// 1/sqrt 2 rounded to f32 (ir/scalar_ops.hpp).
+//
+// On x in [-4.25, 3.75): the table path of f32_activation_pieces.hpp, 16 pieces of width 1/2 and
+// degree 8 (scripts/vector_math_f32_fit.py, gelu_pieces: 2^-27.0 relative at worst, near -4). The
+// table reaches far below 0 because a transformer's pre-activations do: in all-MiniLM-L6-v2's FFN
+// the median is -0.68 and 10% lie below -2.125, so a table ending there sent 54% of the 8-lane
+// registers to the slow path, one ending at -4.125 about 5%. 16 pieces rather than 32 of degree 6:
+// on AVX2 hosts a lookup in 16 entries is two vpermps and a blend, where 32 entries went through
+// rows (f32_activation_pieces.hpp). Outside the table (and NaN), in a block entered only by
+// registers with such a lane, the form for every x that follows (`everywhere`), about 90
+// instructions per register.
+//
+// Everywhere: u = u_hi + u_lo exactly (FMA product pair). Both forms below run in every lane; t =
+// |u| picks one.
 //
 // t <= 1/2: 1 + erf(u) = (1 + u_hi) + (u_hi p(u_hi^2) + u_lo (1 + p)), erf(u) = u + u p(u^2), p of
 //   degree 4 (2^-30.1 relative to 1 - erf), 1 + u_hi an exact Fast2Sum pair; the bracket is at most
@@ -28,6 +40,8 @@
 
 #include <tensorjit/ir/scalar_ops.hpp>
 
+#include "codegen/src/vector_math/f32_activation_pieces.hpp"
+
 namespace tensorjit::codegen::vector_math::f32 {
 namespace {
 
@@ -42,9 +56,29 @@ constexpr double kSlope1 = -0x1.19a36ap+0;
 // The exponent -t^2 + P0 + Q(y) stays above -111 for t <= 10.5.
 constexpr double kLowest = -120.0;
 
-}  // namespace
+constexpr int kFirstPiece = -8;  // pieces of width 1/2: the table covers [-4.25, 3.75)
 
-llvm::Value* gelu(MathBuilder& m, llvm::Value* x) {
+// scripts/vector_math_f32_fit.py, gelu_pieces(): {c0 hi, c0 lo, c1, ..., c6} per piece.
+constexpr float kPieces[16][10] = {
+    {-0x1.09ad7ep-13f, -0x1.7849c6p-39f, -0x1.080ebcp-11f, -0x1.eb28c4p-11f, -0x1.18a946p-10f, -0x1.b0adf8p-11f, -0x1.ca974ep-12f, -0x1.382368p-13f, -0x1.241bfep-16f, 0x1.ec9f0ep-17f},  // x = -4 +- 0.25, 2^-27.0
+    {-0x1.aae056p-11f, -0x1.3d64cap-37f, -0x1.71da96p-9f, -0x1.251c18p-8f, -0x1.133c9p-8f, -0x1.45930ap-9f, -0x1.bcba26p-11f, -0x1.c7473ep-15f, 0x1.cc3404p-14f, 0x1.0f4cfp-14f},  // x = -3.5 +- 0.25, 2^-28.5
+    {-0x1.09669ap-8f, -0x1.41a7fep-33f, -0x1.876f5ep-7f, -0x1.fc47a8p-7f, -0x1.6b0e54p-7f, -0x1.0a3c16p-8f, -0x1.0a8f94p-20f, 0x1.94dd8cp-11f, 0x1.855006p-12f, 0x1.3caeeap-14f},  // x = -3 +- 0.25, 2^-28.7
+    {-0x1.fcb222p-7f, -0x1.c9322p-32f, -0x1.341c2cp-5f, -0x1.3121f8p-5f, -0x1.0d3bc8p-6f, 0x1.0768c4p-11f, 0x1.1790dep-8f, 0x1.fcf67cp-10f, 0x1.49d3ccp-13f, -0x1.f5f57ap-14f},  // x = -2.5 +- 0.25, 2^-29.4
+    {-0x1.74bcfap-5f, -0x1.44c9cap-32f, -0x1.5d1c06p-4f, -0x1.ba4b42p-5f, -0x1.8561eap-23f, 0x1.26dbb6p-6f, 0x1.270db8p-7f, 0x1.e166c6p-12f, -0x1.313f14p-10f, -0x1.c4d256p-12f},  // x = -2 +- 0.25, 2^-29.7
+    {-0x1.9a76a6p-4f, 0x1.6cbb96p-30f, -0x1.050e92p-3f, -0x1.094086p-6f, 0x1.d031fcp-5f, 0x1.27a698p-5f, 0x1.63db5ep-9f, -0x1.414aecp-8f, -0x1.5a4124p-10f, 0x1.f74484p-12f},  // x = -1.5 +- 0.25, 2^-29.4
+    {-0x1.44ed0cp-3f, -0x1.18545ep-29f, -0x1.55429ap-4f, 0x1.ef8e5ap-4f, 0x1.ef8ebap-4f, 0x1.4a5f2cp-6f, -0x1.087c38p-6f, -0x1.8ca14cp-8f, 0x1.620d6cp-10f, 0x1.ddc9ep-11f},  // x = -1 +- 0.25, 2^-30.5
+    {-0x1.3bf144p-3f, 0x1.293b12p-31f, 0x1.0f5eb8p-3f, 0x1.3b7356p-2f, 0x1.c2a4c2p-4f, -0x1.15e5cep-5f, -0x1.700122p-6f, 0x1.8ff8c8p-9f, 0x1.a29686p-9f, -0x1.78582ap-13f},  // x = -0.5 +- 0.25, 2^-33.4
+    {-0x0p+0f, -0x0p+0f, 0x1p-1f, 0x1.988452p-2f, -0x1.10a4d2p-27f, -0x1.1056bcp-4f, 0x1.570baep-21f, 0x1.456854p-7f, -0x1.4381ap-17f, -0x1.a72e36p-11f},  // x = 0 +- 0.25, 2^-30.1
+    {0x1.62075ep-2f, 0x1.293b12p-31f, 0x1.bc2852p-1f, 0x1.3b7356p-2f, -0x1.c2a4c4p-4f, -0x1.15e5dap-5f, 0x1.70028ap-6f, 0x1.90199p-9f, -0x1.a30bfap-9f, -0x1.8de6bp-13f},  // x = 0.5 +- 0.25, 2^-34.5
+    {0x1.aec4bcp-1f, 0x1.dcf574p-26f, 0x1.15542ap+0f, 0x1.ef8e62p-4f, -0x1.ef91bcp-4f, 0x1.4a4e52p-6f, 0x1.09fdd6p-6f, -0x1.840814p-8f, -0x1.1f525p-9f, -0x1.3bc7dp-12f},  // x = 1 +- 0.25, 2^-29.8
+    {0x1.665896p+0f, -0x1.693446p-26f, 0x1.20a1d2p+0f, -0x1.09408ap-6f, -0x1.d02dfap-5f, 0x1.27a7a4p-5f, -0x1.6be128p-9f, -0x1.425bfcp-8f, 0x1.ed06f6p-10f, 0x1.4a7394p-11f},  // x = 1.5 +- 0.25, 2^-31.7
+    {0x1.f45a18p+0f, 0x1.75d9b2p-27f, 0x1.15d1cp+0f, -0x1.ba4b4ap-5f, 0x1.976b4p-19f, 0x1.26e3eep-6f, -0x1.2a0af2p-7f, 0x1.9eec48p-12f, 0x1.05dbbcp-9f, 0x1.3d3976p-13f},  // x = 2 +- 0.25, 2^-31.1
+    {0x1.3e034ep+1f, -0x1.1724c8p-26f, 0x1.09a0e2p+0f, -0x1.3121eep-5f, 0x1.0d27dp-6f, 0x1.063172p-11f, -0x1.0d96e4p-8f, 0x1.0818eap-9f, -0x1.95e78ap-10f, -0x1.9c29fp-11f},  // x = 2.5 +- 0.25, 2^-30.8
+    {0x1.7f7b4cp+1f, 0x1.655f2cp-24f, 0x1.030edep+0f, -0x1.fc47c6p-7f, 0x1.6b3d54p-7f, -0x1.0a1e24p-8f, -0x1.75ed26p-13f, 0x1.76f1e4p-11f, 0x1.4c67fp-10f, 0x1.390386p-11f},  // x = 3 +- 0.25, 2^-30.8
+    {0x1.bfe552p+1f, -0x1.593d64p-29f, 0x1.00b8eep+0f, -0x1.251be4p-8f, 0x1.12e218p-8f, -0x1.45c766p-9f, 0x1.0b97p-10f, -0x1.197b56p-18f, -0x1.ba36b2p-10f, -0x1.9d0ba6p-12f},  // x = 3.5 +- 0.25, 2^-31.1
+};
+
+llvm::Value* everywhere(MathBuilder& m, llvm::Value* x) {
   DoubleDouble u = m.two_product(x, m.formula_constant(ir::kInverseSqrt2<double>));
   llvm::Value* t = m.abs(u.hi);
 
@@ -88,6 +122,12 @@ llvm::Value* gelu(MathBuilder& m, llvm::Value* x) {
   llvm::Value* saturated = m.select(m.greater(x, m.real(0.0)), x, m.mul(x, m.real(0.0)));
   large = m.select(beyond, saturated, large);
   return m.select(m.greater(t, m.real(kSmallLimit)), large, small);
+}
+
+}  // namespace
+
+llvm::Value* gelu(MathBuilder& m, llvm::Value* x) {
+  return activation_from_pieces(m, x, {"gelu", kFirstPiece, 0.5, kPieces, false}, everywhere);
 }
 
 }  // namespace tensorjit::codegen::vector_math::f32

@@ -1,51 +1,24 @@
 // gelu_tanh in native f32, gelu_tanh(x) = (0.5 x) (1 + tanh(v)), v = c1 (x + c2 x^3) with the
-// constants of ir/scalar_ops.hpp rounded to f32: a table of 32 polynomial pieces on x in
-// [-2.875, 5.125), where activations mostly lie; x itself from 5.125 on (exp(-2v) < 2^-25.6 there,
-// and x rounds x sigmoid(2v) to within 0.2 ulp); and below the table x exp(2v) / (1 + exp(2v)) by
-// exp. The path below is emitted in a block of its own per register, entered only when a lane of
-// that register needs it (with_slow_lanes): at 512 bits a register of table lanes costs about 25
-// instructions and 8 register copies (vpermi2ps overwrites an operand), one that needs both about
-// 70. At 256 bits each lookup takes two vpermi2ps and a select; at 128 bits and on hosts
-// without AVX-512 each lane loads its piece's row of all eight columns (MathBuilder::lookup_rows;
-// speed at each width: docs/vector_math.md).
-//
-// The table: piece n (n = -11 ... 20) covers x = n/4 +- 1/8. n = round(4x) comes with its low
-// bits from one FMA with a shifter (the table index is n + 11), and t = x - n/4 is exact (t = x
-// for n = 0, else x and n/4 lie within a factor 2: Sterbenz). Each piece is c0 + c1 t + t^2 q(t),
-// q of degree 4: c0 = gelu_tanh(n/4) as an f32 pair, so the result rounds once after its low part
-// and the other terms have joined it (an f32 c0 alone, rounded, cost up to 1.5 ulp); the piece at
-// 0 has c0 = -0 and c1 = 1/2 exactly, so t/2 enters the last FMA exact and the roundings of
-// t^2 q(t), at most a tenth of the result, are damped. The sign of x is copied onto the result:
-// gelu_tanh has the sign of x, zeros included (the FMAs give +0 for -0). Coefficients and each
-// piece's fit error: scripts/vector_math_f32_fit.py (gelu_tanh_pieces), 2^-28.9 relative at
-// worst. The table lives in registers at 512 bits (one vpermi2ps per column,
-// MathBuilder::lookup).
+// constants of ir/scalar_ops.hpp rounded to f32: the table path of f32_activation_pieces.hpp with
+// 32 pieces on x in [-2.875, 5.125); x itself from 5.125 on (exp(-2v) < 2^-25.6 there, and x
+// rounds x sigmoid(2v) to within 0.2 ulp); and below the table x exp(2v) / (1 + exp(2v)) by exp.
+// At 512 bits a register of table lanes costs about 25 instructions and 8 register copies
+// (vpermi2ps overwrites an operand), one that needs both about 70. Each piece's fit error:
+// scripts/vector_math_f32_fit.py (gelu_tanh_pieces), 2^-28.9 relative at worst.
 // Measured bound and speed: docs/vector_math.md.
 #include "codegen/src/vector_math/f32_functions.hpp"
 
-#include <array>
-#include <cstddef>
-#include <vector>
-
 #include <tensorjit/ir/scalar_ops.hpp>
 
-#include "codegen/src/vector_math/functions.hpp"
+#include "codegen/src/vector_math/f32_activation_pieces.hpp"
 
 namespace tensorjit::codegen::vector_math::f32 {
 namespace {
 
-constexpr int kFirstPiece = -11;  // n of the table's first piece
-constexpr std::size_t kPieceCount = 32;
-constexpr double kTableStart = (kFirstPiece - 0.5) / 4;                  // -2.875
-constexpr double kTableEnd = kTableStart + static_cast<double>(kPieceCount) / 4;  // 5.125
-static_assert(kTableStart == -2.875 && kTableEnd == 5.125);
-
-// Columns of a piece: c0 as a pair, then c1 ... c6.
-constexpr std::size_t kC0High = 0, kC0Low = 1, kDegree = 6, kColumns = 2 + kDegree;
-constexpr std::size_t coefficient_column(std::size_t i) { return 1 + i; }  // i = 1 ... 6
+constexpr int kFirstPiece = -11;  // the table covers [-2.875, 5.125)
 
 // scripts/vector_math_f32_fit.py, gelu_tanh_pieces(): {c0 hi, c0 lo, c1, ..., c6} per piece.
-constexpr float kPieces[kPieceCount][kColumns] = {
+constexpr float kPieces[32][8] = {
     {-0x1.fa24d8p-8f, 0x1.34dc9ep-33f, -0x1.679c7p-6f, -0x1.aa8658p-6f, -0x1.f36744p-7f, -0x1.70066p-9f, 0x1.0200fcp-9f, 0x1.77e098p-10f},  // x = -2.75 +- 1/8, 2^-28.9
     {-0x1.ee47fcp-7f, 0x1.50e7cap-32f, -0x1.36e638p-5f, -0x1.384d16p-5f, -0x1.0be162p-6f, 0x1.1edd3p-10f, 0x1.1decc2p-8f, 0x1.c2f274p-10f},  // x = -2.5 +- 1/8, 2^-29.2
     {-0x1.bdaaa2p-6f, -0x1.8f6bbep-31f, -0x1.ead1ep-5f, -0x1.92f4f6p-5f, -0x1.887048p-7f, 0x1.0c59f4p-7f, 0x1.c5d7cp-8f, 0x1.9682ap-10f},  // x = -2.25 +- 1/8, 2^-30.5
@@ -79,13 +52,6 @@ constexpr float kPieces[kPieceCount][kColumns] = {
     {0x1.2ffffcp+2f, -0x1.b65b7ep-23f, 0x1.000078p+0f, -0x1.632162p-16f, 0x1.a3669ep-15f, -0x1.8eb5b4p-15f, -0x1.107766p-11f, -0x1.3e7beap-13f},  // x = 4.75 +- 1/8, 2^-32.0
     {0x1.4p+2f, -0x1.ec28cep-23f, 0x1.00001ap+0f, -0x1.4d4a02p-18f, 0x1.34c922p-17f, -0x1.e725aep-17f, 0x1.f208b2p-15f, -0x1.d44254p-19f},  // x = 5 +- 1/8, 2^-35.8
 };
-
-// One column of every piece, as MathBuilder::lookup's table.
-std::array<double, kPieceCount> column(std::size_t j) {
-  std::array<double, kPieceCount> table{};
-  for (std::size_t i = 0; i < table.size(); ++i) table[i] = kPieces[i][j];
-  return table;
-}
 
 // Below the table 2v = -s (b + a s^2) with s = |x|, b = 2 c1 (exact) and a = 2 c1 c2 (a product
 // of two f32, exact as a_hi + a_lo), carried as a pair (FMA products, one Fast2Sum, the larger
@@ -139,45 +105,7 @@ llvm::Value* below_table(MathBuilder& m, llvm::Value* x) {
 }  // namespace
 
 llvm::Value* gelu_tanh(MathBuilder& m, llvm::Value* x) {
-  auto& b = m.ir();
-  // 4x + 1.5 2^23 - kFirstPiece rounded to an integer: n + 11 in the low bits (inputs outside the
-  // table give garbage, replaced below).
-  llvm::Value* shifter = m.real(0x1.8p23 - kFirstPiece);
-  llvm::Value* shifted = m.fma(x, m.real(4.0), shifter);
-  llvm::Value* n = m.sub(shifted, shifter);
-  llvm::Value* t = m.fma(n, m.real(-0.25), x);
-  llvm::Value* index = m.to_bits(shifted);
-  // Where the tables sit in registers each entry is looked up where it is used (one vpermi2ps
-  // next to its FMA, as before lookup_rows existed); elsewhere all eight come from the rows.
-  std::array<std::array<double, kPieceCount>, kColumns> tables;
-  std::array<llvm::ArrayRef<double>, kColumns> columns;
-  for (std::size_t j = 0; j < kColumns; ++j) {
-    tables[j] = column(j);
-    columns[j] = tables[j];
-  }
-  std::vector<llvm::Value*> rows;
-  if (!m.lookups_from_registers()) rows = m.lookup_rows(columns, index);
-  auto entry = [&](std::size_t j) { return rows.empty() ? m.lookup(columns[j], index) : rows[j]; };
-  llvm::Value* q = entry(coefficient_column(kDegree));  // c2 + c3 t + ... + c6 t^4
-  for (std::size_t i = kDegree - 1; i >= 2; --i) q = m.fma(q, t, entry(coefficient_column(i)));
-  llvm::Value* tail =
-      m.fma(entry(coefficient_column(1)), t, m.fma(q, m.mul(t, t), entry(kC0Low)));
-  llvm::Value* near = m.copysign(m.add(entry(kC0High), tail), x);
-  llvm::Value* result = m.select(m.greater_equal(x, m.real(kTableEnd)), x, near);
-  // Below the table, and NaN: the exp path, per register (at 512 bits one input in a hundred
-  // below the table sends 15% of the registers there, but 47% of the loop's groups of four),
-  // behind one test of the whole value when it spans several registers (a group of table lanes
-  // then pays one branch).
-  llvm::Value* below = b.CreateFCmpULT(x, m.real(kTableStart));
-  auto per_register = [&] {
-    return m.per_register({x, result, below}, [&](llvm::ArrayRef<llvm::Value*> operands, unsigned lanes) {
-      MathBuilder register_math(b, m.module(), lanes, Evaluation::f32);
-      return vector_math::with_slow_lanes(register_math, operands[2], operands[1], "gelu_tanh", ".exp",
-                                          [&] { return below_table(register_math, operands[0]); });
-    });
-  };
-  if (!m.spans_registers()) return per_register();
-  return vector_math::with_slow_lanes(m, below, result, "gelu_tanh", ".group", per_register);
+  return activation_from_pieces(m, x, {"gelu_tanh", kFirstPiece, 0.25, kPieces, true}, below_table);
 }
 
 }  // namespace tensorjit::codegen::vector_math::f32

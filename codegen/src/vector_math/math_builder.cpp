@@ -319,7 +319,7 @@ llvm::Value* MathBuilder::lookup(llvm::ArrayRef<double> table, llvm::Value* inde
   llvm::Value* entry = b.CreateAnd(index, integer(size - 1));
   const unsigned pieces = register_lanes();
   const unsigned piece_bits = pieces * (f32 ? 32 : 64);
-  if (lanes_ > 1 && f32 && host_has_avx2() && piece_bits == 256 && lanes_ % pieces == 0) {
+  if (lookups_by_permutes()) {
     // AVX2 without AVX-512: one vpermps per 8 entries, and the entry's bits 3 and 4, shifted into
     // the sign bit, pick among them (vblendvps). A gather of 8 lanes was most of W2's time on Zen 3
     // (tanh reads seven tables of 32), where it is microcoded (docs/vector_math.md).
@@ -360,6 +360,12 @@ llvm::Value* MathBuilder::lookup(llvm::ArrayRef<double> table, llvm::Value* inde
   const llvm::Align alignment(f32 ? 4 : 8);
   if (lanes_ == 1) return b.CreateAlignedLoad(element, address, alignment);
   return b.CreateMaskedGather(real_type_, address, alignment);
+}
+
+bool MathBuilder::lookups_by_permutes() const {
+  const unsigned pieces = register_lanes();
+  return lanes_ > 1 && native_f32() && host_has_avx2() && !avx512_usable() && pieces * 32 == 256 &&
+         lanes_ % pieces == 0;
 }
 
 bool MathBuilder::lookups_from_registers() const {

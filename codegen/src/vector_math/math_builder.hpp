@@ -133,6 +133,9 @@ class MathBuilder {
   // takes four vpermps and three blends, or a gather) a function of several tables at one index
   // should call lookup_rows.
   bool lookups_from_registers() const;
+  // Whether lookup() takes a vpermps per 8 entries and blends (f32 at 256 bits on AVX2 hosts
+  // without AVX-512): 3 instructions for 16 entries, 7 for 32.
+  bool lookups_by_permutes() const;
   // lookup() of each of `columns` (tables of one size) at the same index, the same values: each
   // lane loads its entry's row of all the columns from one table of rows, and the rows are
   // shuffled into columns.
