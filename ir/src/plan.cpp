@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include <tensorjit/ir/graph.hpp>
+#include <tensorjit/ir/node_map.hpp>
 
 namespace tensorjit::ir {
 namespace {
@@ -13,6 +14,25 @@ constexpr std::array<std::string_view, kStepKindCount> kStepKindNames = {
     "loop", "single", "reduce", "product", "row", "fill", "scan", "sort", "scatter", "concat"};
 
 }  // namespace
+
+std::vector<std::vector<const Node*>> values_last_read(const Plan& plan) {
+  NodeMap<std::size_t> last_reader;
+  auto note_reads = [&](const NodePtr& node, std::size_t step) { last_reader[view_base(node.get())] = step; };
+  for (std::size_t s = 0; s < plan.steps.size(); ++s)
+    for (const auto& node : plan.steps[s].nodes) for_each_read(*node, [&](const NodePtr& in) { note_reads(in, s); });
+  for (const auto& out : plan.graph.outputs) note_reads(out, plan.steps.size());
+  std::vector<std::vector<const Node*>> last_read(plan.steps.size());
+  for (std::size_t s = 0; s < plan.steps.size(); ++s)
+    for (const auto& node : plan.steps[s].nodes)
+      for_each_read(*node, [&](const NodePtr& in) {
+        const Node* base = view_base(in.get());
+        std::size_t& step = *last_reader.find(base);
+        if (step != s) return;
+        last_read[s].push_back(base);
+        step = plan.steps.size() + 1;  // listed: a later read in this step does not list it again
+      });
+  return last_read;
+}
 
 std::string_view step_kind_name(Step::Kind kind) {
   const auto index = static_cast<std::size_t>(kind);

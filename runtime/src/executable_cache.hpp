@@ -13,7 +13,7 @@ namespace tensorjit::detail {
 
 struct Executable {
   explicit Executable(ir::Plan p, std::vector<std::shared_ptr<ir::Buffer>> s)
-      : plan(std::move(p)), slots(std::move(s)), cache(plan.steps.size()) {}
+      : plan(std::move(p)), slots(std::move(s)), cache(plan) {}
   ir::Plan plan;
   std::vector<std::shared_ptr<ir::Buffer>> slots;  // one per graph input, in topological order
   PlanCache cache;

@@ -45,8 +45,11 @@ const StepKind& step_kind(ir::Step::Kind kind);
 // reports it, tests/runtime/test_concurrency.cpp.)
 class PlanCache {
  public:
-  explicit PlanCache(std::size_t steps) : owned_(steps), slots_(steps) {}
+  explicit PlanCache(const ir::Plan& plan)
+      : owned_(plan.steps.size()), slots_(plan.steps.size()), last_read_(ir::values_last_read(plan)) {}
   const PreparedStep* find(std::size_t step) const { return slots_[step].load(std::memory_order_acquire); }
+  // ir::values_last_read of the plan, computed once.
+  const std::vector<const ir::Node*>& last_read(std::size_t step) const { return last_read_[step]; }
   // Keeps `prepared` for the step unless another run kept one first.
   void keep(std::size_t step, std::shared_ptr<const PreparedStep> prepared) {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -59,6 +62,7 @@ class PlanCache {
   std::mutex mutex_;
   std::vector<std::shared_ptr<const PreparedStep>> owned_;
   std::vector<std::atomic<const PreparedStep*>> slots_;
+  const std::vector<std::vector<const ir::Node*>> last_read_;
 };
 
 }  // namespace tensorjit::detail

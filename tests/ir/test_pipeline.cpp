@@ -1,4 +1,5 @@
 // The pipeline: its passes in order, the log of each, and verify_plan's checks of a plan.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -7,6 +8,7 @@
 
 #include <tensorjit/error.hpp>
 #include <tensorjit/ir/pipeline.hpp>
+#include <tensorjit/ir/plan.hpp>
 #include <tensorjit/ir/text.hpp>
 
 namespace ir = tensorjit::ir;
@@ -158,4 +160,40 @@ TEST_CASE("fuse: an op that reads only inputs stays before a product that reads 
   CHECK(plan.steps[0].kind == ir::Step::Kind::loop);
   CHECK(plan.steps[1].kind == ir::Step::Kind::product);
   CHECK(plan.steps[1].nodes.size() == 2);  // the matmul and the add
+}
+
+TEST_CASE("values_last_read: each value once, at the last step that reads it, and never a graph output") {
+  // Three products in a chain; the first's result is an output too, the weight is read by all.
+  const ir::Plan plan = ir::plan_graph(ir::parse(R"(graph {
+  %0 = input f32[4, 8] strides=[8, 1] offset=0
+  %1 = input f32[8, 8] strides=[8, 1] offset=0
+  %2 = matmul f32[4, 8] %0, %1
+  %3 = matmul f32[4, 8] %2, %1
+  %4 = matmul f32[4, 8] %3, %1
+  outputs %4, %2
+}
+)"));
+  REQUIRE(plan.steps.size() == 3);
+  const auto last_read = ir::values_last_read(plan);
+  REQUIRE(last_read.size() == plan.steps.size());
+  auto reads = [&](std::size_t step, const ir::Node* value) {
+    bool found = false;
+    for (const auto& node : plan.steps[step].nodes)
+      ir::for_each_read(*node, [&](const ir::NodePtr& in) { found = found || ir::view_base(in.get()) == value; });
+    return found;
+  };
+  std::vector<const ir::Node*> listed;
+  for (std::size_t s = 0; s < last_read.size(); ++s)
+    for (const ir::Node* value : last_read[s]) {
+      CAPTURE(s);
+      CHECK(reads(s, value));
+      for (std::size_t later = s + 1; later < plan.steps.size(); ++later) CHECK_FALSE(reads(later, value));
+      for (const auto& out : plan.graph.outputs) CHECK(ir::view_base(out.get()) != value);
+      CHECK(std::count(listed.begin(), listed.end(), value) == 0);
+      listed.push_back(value);
+    }
+  // x after the first product, the weight and the second product's result after the third.
+  CHECK(last_read[0].size() == 1);
+  CHECK(last_read[1].empty());
+  CHECK(last_read[2].size() == 2);
 }

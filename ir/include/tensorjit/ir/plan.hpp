@@ -67,6 +67,11 @@ void for_each_read(const Node& node, Read&& read) {
       if (widens_storage_float(*in)) read(in->input(0));
 }
 
+// Per step of `plan`, the values (view bases, ir::view_base) its nodes read that no later step and
+// no graph output reads: what a run may free once the step has run. In step order, each value
+// once. A function of the plan alone, so a cached plan computes it once.
+std::vector<std::vector<const Node*>> values_last_read(const Plan& plan);
+
 // The plan as text: which node went into which step, and why each value is materialised.
 std::string print_plan(const Plan& plan);
 
