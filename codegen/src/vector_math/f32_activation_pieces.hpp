@@ -7,17 +7,18 @@
 // Piece n (n = first ... first + count - 1) covers x = n w +- w/2, w a power of two. n = round(x/w)
 // comes with its low bits from one FMA with a shifter (the table index is n - first), and t = x -
 // n w is exact (t = x for n = 0, else x and n w lie within a factor 2: Sterbenz). Each piece is
-// c0 + c1 t + t^2 q(t): c0 = f(n w) as an f32 pair, so the result rounds once after its low part
-// and the other terms have joined it (an f32 c0 alone, rounded, cost gelu_tanh up to 1.5 ulp); the
-// piece at 0 has c0 = -0 and c1 = 1/2 exactly, so t/2 enters the last FMA exact and the roundings
-// of t^2 q(t) are damped. The sign of x is copied onto the result (the FMAs give +0 for -0).
+// c0 + c1 t + t^2 q(t): c0 = f(n w) as an f32 pair (an f32 c0 alone, rounded, cost gelu_tanh up to
+// 1.5 ulp) and c0 + c1 t added exactly, so the result rounds once after the low parts and t^2 q(t)
+// have joined; the piece at 0 has c0 = -0 and c1 = 1/2 exactly, so t/2 enters the sum exact and the
+// roundings of t^2 q(t) are damped. The sign of x is copied onto the result (the FMAs give +0 for
+// -0).
 // Coefficients and each piece's fit error: scripts/vector_math_f32_fit.py (activation_pieces).
 //
 // The lookups: where the tables sit in registers (AVX-512 at 256 and 512 bits) one vpermi2ps per
 // column and 32 entries; on AVX2 hosts at 256 bits a table of 16 takes two vpermps and a blend per
 // column (MathBuilder::lookup); elsewhere each lane loads its piece's row of all the columns and
-// the rows are shuffled into columns (MathBuilder::lookup_rows), which on Zen 3 cost gelu's
-// 10-column table of 32 about 75 instructions per register.
+// the rows are shuffled into columns (MathBuilder::lookup_rows), which LLVM lowered to some 120
+// instructions per register for 8 columns of 32 at 256 bits (an earlier gelu table, Zen 3).
 #pragma once
 
 #include <cstddef>
