@@ -22,7 +22,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench.driver import chart, environment, latency, limits, measure, report, training, workloads  # noqa: E402
+from bench.driver import chart, environment, latency, limits, measure, report, storage, training, workloads  # noqa: E402
 from bench.driver import peers  # noqa: E402
 from bench.driver.peers import BUILD_TARGETS  # noqa: E402
 
@@ -99,9 +99,9 @@ def main():
     rounds = arguments.rounds
     min_seconds = 0.03 if arguments.quick else 0.1
     only = {word.strip().upper() for word in arguments.only.split(",") if word.strip()}
-    unknown = only - {case.group for case in workloads.all_cases()} - {"W10", "W17"}
+    unknown = only - {case.group for case in workloads.all_cases()} - {"W10", "W17", "STORAGE"}
     if unknown:
-        sys.exit(f"--only: no workload {', '.join(sorted(unknown))} (W1 ... W17)")
+        sys.exit(f"--only: no workload {', '.join(sorted(unknown))} (W1 ... W17, storage)")
     cases = workloads.select(arguments.quick, only)
     build_dir = os.path.abspath(arguments.build_dir)
     if not arguments.no_build:
@@ -156,6 +156,10 @@ def main():
         log("W17: a training loop as a new user writes it, beside the explicit one; one process per sample")
         run["training"] = training.measure(build_dir, 1 if arguments.quick else 3, log)
 
+    if not arguments.quick and (not only or "STORAGE" in only):
+        log("storage: f16/bf16 beside f32, and model.safetensors beside safetensors.numpy")
+        run["storage"] = storage.measure(build_dir, rounds, log)
+
     run["load_end"] = environment.load_average()
     os.makedirs(arguments.output, exist_ok=True)
     chart_path = os.path.join(arguments.output, "latest.svg")
@@ -176,6 +180,8 @@ def main():
     print("\n".join(report.summary_table(rows, run["limits"])))
     if "training" in run:
         print("\n".join(training.summary(run["training"])))
+    if "storage" in run:
+        print("\n".join(storage.summary(run["storage"])))
 
 
 if __name__ == "__main__":

@@ -77,7 +77,7 @@ BANDWIDTH_PROBE = Peer("bandwidth probe", "peers/loop_worker", (), "g++ with Ope
 
 # The programs run.py builds: `cmake --build <dir> --target` these, nothing else.
 BUILD_TARGETS = ["tensorjit_worker", "loop_worker", "library_worker", "stream_triad", "fma_peak", "w10_latency",
-                 "w17_naive_loop", "named_temporaries"]
+                 "w17_naive_loop", "named_temporaries", "storage_floats", "load_safetensors"]
 
 
 def names():

@@ -4,7 +4,7 @@ import dataclasses
 import json
 import statistics
 
-from . import training
+from . import storage, training
 from .peers import TENSORJIT, names
 
 
@@ -169,6 +169,8 @@ def write_markdown(path, run, rows, chart_name):
                 text.append(f"- {name} ({threads} thread(s)): {run['absent'][threads][name]}")
     if "training" in run:
         text += ["", "## W17: a training loop as a new user writes it", "", *training.summary(run["training"])]
+    if "storage" in run:
+        text += ["", "## f16, bf16 and model files", "", *storage.summary(run["storage"])]
     text += ["", "## Errors and rejected answers", "", *(problems(rows) or ["- none"])]
     for name, failures in run.get("latency_exit_failures", {}).items():
         text.append(f"- W10, {name}: the measuring process then failed: {'; '.join(failures)}")

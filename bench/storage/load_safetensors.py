@@ -2,12 +2,13 @@
 side by side (docs/files.md): the median time of a load and the resident set before, after the
 load, and after every weight was read.
 
-    bench/.venv/bin/python bench/storage/load_safetensors.py [model.safetensors] [--loads N] [--build-dir build]
+    bench/.venv/bin/python bench/storage/load_safetensors.py [model.safetensors] [--loads N] [--build-dir build] [--no-build]
 
 The file defaults to the one scripts/fetch_minilm.sh fetches. tensorjit's figures come from the
 load_safetensors program (built here with `cmake --build <build-dir> --target load_safetensors`);
 safetensors' from this process, timed the same way: `loads` loads, the median. Both read the file
-from the page cache (it is read once first).
+from the page cache (it is read once first). The last line is both rows as JSON (bench/run.py reads
+it, with --no-build).
 """
 import argparse
 import json
@@ -52,14 +53,16 @@ def main():
     parser.add_argument("path", nargs="?", default=os.path.join(cache, "tensorjit/all-MiniLM-L6-v2/model.safetensors"))
     parser.add_argument("--loads", type=int, default=21)
     parser.add_argument("--build-dir", default=os.path.join(root, "build"))
+    parser.add_argument("--no-build", action="store_true", help="use the load_safetensors program already built")
     args = parser.parse_args()
     if not os.path.exists(args.path):
         sys.exit(f"{args.path} is missing: run scripts/fetch_minilm.sh")
     with open(args.path, "rb") as file:  # into the page cache, for both readers alike
         while file.read(1 << 24):
             pass
-    subprocess.run(["cmake", "--build", args.build_dir, "--target", "load_safetensors"], check=True,
-                   stdout=subprocess.DEVNULL)
+    if not args.no_build:
+        subprocess.run(["cmake", "--build", args.build_dir, "--target", "load_safetensors"], check=True,
+                       stdout=subprocess.DEVNULL)
     program = os.path.join(args.build_dir, "bench", "storage", "load_safetensors")
     line = subprocess.run([program, args.path, str(args.loads)], check=True, capture_output=True, text=True).stdout
     rows = [json.loads(line), safetensors_figures(args.path, args.loads)]
