@@ -3,6 +3,7 @@
 #include <tensorjit/ir/node.hpp>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstddef>
@@ -583,30 +584,52 @@ void Node::remove_holder() const {
   change_reach(this, false);
 }
 
+namespace {
+
+// The nodes a reach walk has still to visit: on the walk's own stack up to 32 (a walk stops at
+// the first node whose claim does not change, so it rarely holds more than a node's operands),
+// then on the heap. Last in, first out.
+class PendingNodes {
+ public:
+  void push(const Node* node) {
+    if (inline_count_ < kInline) inline_[inline_count_++] = node;
+    else spilled_.push_back(node);
+  }
+  bool empty() const { return inline_count_ == 0 && spilled_.empty(); }
+  const Node* pop() {
+    if (spilled_.empty()) return inline_[--inline_count_];
+    const Node* node = spilled_.back();
+    spilled_.pop_back();
+    return node;
+  }
+
+ private:
+  static constexpr std::size_t kInline = 32;
+  std::array<const Node*, kInline> inline_;
+  std::size_t inline_count_ = 0;
+  std::vector<const Node*> spilled_;
+};
+
+}  // namespace
+
 void Node::change_reach(const Node* node, bool add) {
   // Every node reached is an operand of one reached before it, so the first node (which the
   // caller holds) keeps them all alive; a step changes values, never nodes. Every step of one
   // call goes the same way: a claim that starts adds to the operands, one that ends takes away.
-  // The list is the thread's own, reused, so that a new node's first handle allocates nothing;
-  // a call made while one runs (a buffer's owner callback dropping a tensor) uses one of its own.
-  thread_local std::vector<const Node*> shared;
-  thread_local bool busy = false;
-  std::vector<const Node*> local;
-  std::vector<const Node*>& work = busy ? local : shared;
-  const bool outer = !busy;
-  busy = true;
+  // The pending nodes are this call's own, on its stack: a call made while one runs (a buffer's
+  // owner callback dropping a tensor) has its own too, and no thread_local is looked up (one
+  // __tls_get_addr each in a shared library, twice per handle made or dropped).
+  PendingNodes work;
   for (const Node* n = node;;) {
     const std::uint64_t before = add ? n->state_.fetch_add(kReach, std::memory_order_acq_rel)
                                      : n->state_.fetch_sub(kReach, std::memory_order_acq_rel);
     const std::uint64_t after = add ? before + kReach : before - kReach;
     if (claims(before) != claims(after))
-      for (const auto& in : n->inputs_) work.push_back(in.get());
+      for (const auto& in : n->inputs_) work.push(in.get());
     if (!add && after == kRealized) n->drop_value_if_unreachable();
     if (work.empty()) break;
-    n = work.back();
-    work.pop_back();
+    n = work.pop();
   }
-  if (outer) busy = false;
 }
 
 void Node::drop_value_if_unreachable() const {
