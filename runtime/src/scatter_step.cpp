@@ -28,6 +28,24 @@ kernels::ScatterElement scatter_element(DType dtype) {
   return kernels::ScatterElement::i64;
 }
 
+// `count` copies of the `size` bytes at `element` into `out`: a memset when they are all zero (a
+// zero base, the gradient's), else the first copy doubled by memcpy until `out` is full. One copy
+// per element, a memcpy of `size` bytes each, filled the 47 MB of W14's index_add base at about
+// 2 ns an element (77% of its time).
+void fill(char* out, const char* element, std::int64_t size, std::int64_t count) {
+  const auto total = static_cast<std::size_t>(size * count);
+  if (std::all_of(element, element + size, [](char byte) { return byte == 0; })) {
+    std::memset(out, 0, total);
+    return;
+  }
+  std::memcpy(out, element, static_cast<std::size_t>(size));
+  for (std::size_t filled = static_cast<std::size_t>(size); filled < total;) {
+    const std::size_t copied = std::min(filled, total - filled);
+    std::memcpy(out + filled, out, copied);
+    filled += copied;
+  }
+}
+
 // `value`'s elements in row-major order into `out` (contiguous, value.layout.shape): one fill when
 // it is the same value everywhere (a zero base, the gradient's), one memcpy when contiguous.
 void copy_contiguous(const ir::Value& value, void* out) {
@@ -40,7 +58,7 @@ void copy_contiguous(const ir::Value& value, void* out) {
   char* to = static_cast<char*>(out);
   const auto& strides = value.layout.strides;
   if (std::all_of(strides.begin(), strides.end(), [](std::int64_t s) { return s == 0; })) {
-    for (std::int64_t i = 0; i < numel; ++i) std::memcpy(to + i * size, from, static_cast<std::size_t>(size));
+    fill(to, from, size, numel);
     return;
   }
   if (strides == ir::contiguous_strides(shape)) {

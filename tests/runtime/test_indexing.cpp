@@ -235,6 +235,11 @@ TEST_SUITE("runtime") {
       check({tj::scatter_add(base, 1, random_indices(rng, {40, 100}, 37, tj::i64), random_values(rng, {40, 100}, dtype))});
       check({tj::scatter_add(base.transpose(), 1, random_indices(rng, {37, 2}, 40, tj::i64),
                              random_values(rng, {37, 2}, dtype) * random_values(rng, {37, 2}, dtype))});
+      // A base of one value everywhere is filled, not copied: a zero one by memset, another one
+      // by doubling its first element (an element count that is no power of two).
+      check({tj::index_add(tj::full({41, 37}, 3.0, dtype), 0, ids.slice(0, 0, 50), random_values(rng, {50, 37}, dtype))});
+      check({tj::index_add(tj::full({41, 37}, -0.0, dtype), 1, random_indices(rng, {5}, 37, tj::i32),
+                           random_values(rng, {41, 5}, dtype))});
     }
     // The gradient of an embedding: zeros plus rows, big enough to be split over threads.
     const tj::Tensor rows = random_values(rng, {4096, 384}, tj::f32);
