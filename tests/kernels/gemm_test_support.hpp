@@ -7,7 +7,9 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
+#include <map>
 #include <random>
 #include <string>
 #include <thread>
@@ -125,6 +127,32 @@ inline std::string describe(const Problem& p, const tk::GemmOptions& options) {
          (p.b_packed_ahead ? " B packed ahead" : "");
 }
 
+// Everything the operands and C's layout depend on (not the options, nor whether B is packed ahead).
+inline std::string problem_key(const Problem& p, std::uint32_t seed) {
+  return std::to_string(p.m) + "x" + std::to_string(p.k) + "x" + std::to_string(p.n) + " batch " +
+         std::to_string(p.batch) + " A " + layout_name(p.a_layout) + "/" + std::to_string(p.a_batch_sign) + " B " +
+         layout_name(p.b_layout) + "/" + std::to_string(p.b_batch_sign) + " padding " + std::to_string(p.c_padding) +
+         " seed " + std::to_string(seed);
+}
+
+// reference_gemm() is a scalar loop (about 30 times slower again under the sanitizers), and its
+// result depends only on the problem and the operands' seed, not on the options the tests sweep:
+// each distinct C is computed once per process and remembered (`key` names everything it depends
+// on). The memory is bounded: past 64 Mi elements everything is forgotten and recomputed on demand.
+template <class T>
+const std::vector<T>& remembered_reference(const std::string& key, const std::function<std::vector<T>()>& compute) {
+  static std::map<std::string, std::vector<T>> results;
+  static std::size_t elements = 0;
+  if (auto found = results.find(key); found != results.end()) return found->second;
+  std::vector<T> result = compute();
+  if (elements + result.size() > (std::size_t{64} << 20)) {
+    results.clear();
+    elements = 0;
+  }
+  elements += result.size();
+  return results.emplace(key, std::move(result)).first->second;
+}
+
 // Runs gemm() and reference_gemm() on the same operands and checks that all of C, padding
 // included, has identical bits. Returns true when it does.
 template <class T>
@@ -135,8 +163,7 @@ bool matches_reference(const Problem& p, const tk::GemmOptions& options, std::ui
   const std::int64_t ldc = p.n + p.c_padding;
   const std::int64_t c_batch_stride = std::max<std::int64_t>(p.m * ldc, 1);
   const std::size_t c_size = static_cast<std::size_t>(c_batch_stride * std::max<std::int64_t>(p.batch, 1));
-  std::vector<T> expected(c_size, std::numeric_limits<T>::quiet_NaN());
-  std::vector<T> actual(expected);
+  std::vector<T> actual(c_size, std::numeric_limits<T>::quiet_NaN());
 
   tk::GemmArgs<T> args;
   args.m = p.m;
@@ -145,9 +172,14 @@ bool matches_reference(const Problem& p, const tk::GemmOptions& options, std::ui
   args.batch = p.batch;
   args.a = a.view;
   args.b = b.view;
-  args.c = {expected.data(), ldc, c_batch_stride};
-  tk::reference_gemm(args);
-  args.c.data = actual.data();
+  const std::vector<T>& expected = remembered_reference<T>(problem_key(p, seed), [&] {
+    std::vector<T> c(actual);  // NaN where the padding must stay untouched
+    tk::GemmArgs<T> reference_args = args;
+    reference_args.c = {c.data(), ldc, c_batch_stride};
+    tk::reference_gemm(reference_args);
+    return c;
+  });
+  args.c = {actual.data(), ldc, c_batch_stride};
   std::vector<T> panels;
   if (p.b_packed_ahead) {
     panels.assign(static_cast<std::size_t>(tk::packed_b_elements(p.k, p.n, sizeof(T) == 8, options)),
