@@ -224,13 +224,15 @@ void choose_parts(Plan<T>& plan, int threads) {
   }
 }
 
-// GemmOptions::minimum_parallel_work when unset: about 20 us of one core's multiply-adds, 2^22 in
-// f32 with 512-bit FMAs and in proportion to the FMA's lanes otherwise. At 2^22 on Zen 3 (256
-// bits) MiniLM's 16-token products (2.4 M multiply-adds) ran on one thread: 6.4-8.3 ms a sentence
-// on 2 threads, against 4.8-6.4 ms with 2^20 and 5.1-6.1 ms with 2^21 (docs/gemm.md).
+// GemmOptions::minimum_parallel_work when unset: 2^21 in f32 with 512-bit FMAs and in proportion
+// to the FMA's lanes otherwise, about 10 us of one core's multiply-adds at its FMA rate (more when
+// B streams from memory, as a model's weights do). MiniLM's 16-token products (2.4 M
+// multiply-adds) ran on one thread under a larger one: on Zen 3 (256 bits) at a flat 2^22,
+// 6.4-8.3 ms a sentence on 2 threads against 4.8-6.4 ms at 2^20 and 5.1-6.1 ms at 2^21; on an
+// Intel Xeon (512 bits) at 2^22, 3.9-4.4 ms against 3.2-3.6 ms at 2^21 (docs/gemm.md).
 std::int64_t default_minimum_parallel_work(int vector_bits, std::size_t element_size) {
   const auto lanes = static_cast<std::int64_t>(vector_bits) / (8 * static_cast<std::int64_t>(element_size));
-  return (std::int64_t{1} << 22) / 16 * lanes;
+  return (std::int64_t{1} << 21) / 16 * lanes;
 }
 
 template <class T>
