@@ -25,13 +25,15 @@
 //    tile is stored. This is exactly the reference chain, so blocking k in KC pieces that each
 //    continue from the stored partial changes no bit;
 //  - with Prefetches (the last KC block of a tile whose epilogue reads other operands), the tile's
-//    lines of those are prefetched during the k loop (tile_prefetch.hpp); no value changes.
+//    lines of those are prefetched during the k loop (tile_prefetch.hpp); every step prefetches
+//    the row of packed_b b_prefetch_rows further on (b_prefetch.hpp); no value changes.
 #pragma once
 
 #include <cstdint>
 
 #include "simd.hpp"
 #include "store_stage.hpp"
+#include "b_prefetch.hpp"
 #include "tile_prefetch.hpp"
 
 namespace tensorjit::kernels {
@@ -64,6 +66,7 @@ struct MicroKernel {
     if constexpr (Prefetches) prefetch.before_loop(k);
     for (std::int64_t p = 0; p < k; ++p) {
       if constexpr (Prefetches) prefetch.at_step(p);
+      prefetch_b_row<V, NV>(packed_b + b_prefetch_rows * nr);
       V b[NV];
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) b[v] = load_vector<V>(packed_b + v * lanes);

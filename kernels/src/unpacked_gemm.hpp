@@ -36,6 +36,20 @@ namespace {
 // copy: two thirds of the 48 KiB L1 of Zen 4/5, leaving room for the rows of A and the tile of C.
 constexpr std::int64_t unpacked_in_place_span = std::int64_t{32} << 10;
 
+// Whether the rows of B one column block reads (k rows `row_stride` apart) fit in
+// unpacked_in_place_span, and so stay in L1 from one row block to the next.
+template <class T>
+bool unpacked_b_rows_fit_in_l1(std::int64_t k, std::int64_t row_stride) {
+  return k * (row_stride < 0 ? -row_stride : row_stride) * std::int64_t{sizeof(T)} <= unpacked_in_place_span;
+}
+
+// The fewest rows a kernel computes for it to prefetch B (b_prefetch.hpp), when B's rows do not
+// fit in L1 (when they do, the prefetches only take load slots). A kernel of 1, 2 or 4 rows takes
+// few cycles a step, the prefetches were as many loads as its multiply-adds' reads of B, and they
+// lost 0-30 % (1 x 4096 x 4096, 2 and 4 x 384 x 1536 with row-major B), where 8 rows and more gained
+// 1.05-2x (8 and 16 x 1536 x 384, 128 x 384 x 1536, MiniLM at 16 tokens 1.12x; docs/gemm.md).
+constexpr int unpacked_b_prefetch_min_rows = 8;
+
 // Column blocks of NV vectors side by side, for rows [0, m): `blocks` blocks from column `col`, all
 // full width but the last, which has `last_cols` columns (a narrower one is computed through a
 // temporary). Block g of B is readable at b + g * b_block_stride, NV*lanes columns per row, rows
@@ -59,11 +73,17 @@ void unpacked_column_blocks(const detail::RegionProblem<T>& problem, std::int64_
   const std::int64_t k = problem.k;
   const std::int64_t region_cols = (blocks - 1) * width + last_cols;
   alignas(64) T tile[MR * width];
+  // The distance of the B prefetches for kernels of at least unpacked_b_prefetch_min_rows rows.
+  auto b_prefetch_distance = [k](std::int64_t row_stride) -> std::int64_t {
+    return unpacked_b_rows_fit_in_l1<T>(k, row_stride) ? 0 : b_prefetch_rows * row_stride;
+  };
+  std::int64_t b_ahead = b_prefetch_distance(b_row_stride);
   // Runs ROWS-row kernels at `row` across the blocks, then the epilogue over them.
   auto rows_at = [&](auto rows_constant, std::int64_t row) {
     constexpr int ROWS = decltype(rows_constant)::value;
     using Kernel = UnpackedKernel<T, V, ROWS, NV>;
     const T* a = problem.a + row * problem.a_row_stride;
+    const std::int64_t b_ahead_rows = ROWS >= unpacked_b_prefetch_min_rows ? b_ahead : 0;
     T* c_row = scratch != nullptr ? scratch : problem.c + row * ldc + col;
     // The kernels of the blocks, instantiated with or without the epilogue's prefetches so that
     // a product without them runs exactly the plain kernel.
@@ -77,13 +97,13 @@ void unpacked_column_blocks(const detail::RegionProblem<T>& problem, std::int64_
         const TilePrefetch prefetch(problem.epilogue_reads, row, col + g * width, ROWS, cols);
         if (cols == width && b_copy != nullptr) {
           Kernel::template run<true, Prefetches>(k, a, problem.a_row_stride, problem.a_col_stride, b_block,
-                                                 b_row_stride, c, ldc, stage, prefetch, b_copy + g * k * width);
+                                                 b_row_stride, c, ldc, stage, prefetch, b_ahead_rows, b_copy + g * k * width);
         } else if (cols == width) {
           Kernel::template run<false, Prefetches>(k, a, problem.a_row_stride, problem.a_col_stride, b_block,
-                                                  b_row_stride, c, ldc, stage, prefetch);
+                                                  b_row_stride, c, ldc, stage, prefetch, b_ahead_rows);
         } else {
           Kernel::template run<false, Prefetches>(k, a, problem.a_row_stride, problem.a_col_stride, b_block,
-                                                  b_row_stride, tile, width, {}, prefetch);
+                                                  b_row_stride, tile, width, {}, prefetch, b_ahead_rows);
           store_finished(c, ldc, tile, width, ROWS, cols, stage);
         }
       }
@@ -94,6 +114,7 @@ void unpacked_column_blocks(const detail::RegionProblem<T>& problem, std::int64_
       b = b_copy;
       b_row_stride = width;
       b_block_stride = k * width;
+      b_ahead = b_prefetch_distance(b_row_stride);
       b_copy = nullptr;
     }
     if (problem.epilogue != nullptr)
@@ -104,8 +125,7 @@ void unpacked_column_blocks(const detail::RegionProblem<T>& problem, std::int64_
   // span at most 32 KiB: an address range smaller than L1 never holds more lines of one set than L1
   // has ways, so those rows cannot collide, and the copy's extra stores would only slow the first
   // row block down (64^3).
-  const std::int64_t b_span = problem.k * (b_row_stride < 0 ? -b_row_stride : b_row_stride) * std::int64_t{sizeof(T)};
-  if (problem.m < 2 * MR || b_span <= unpacked_in_place_span) b_copy = nullptr;
+  if (problem.m < 2 * MR || unpacked_b_rows_fit_in_l1<T>(k, b_row_stride)) b_copy = nullptr;
   std::int64_t row = 0;
   for (; row + MR <= problem.m; row += MR) rows_at(std::integral_constant<int, MR>{}, row);
   if constexpr (MR > 8) {

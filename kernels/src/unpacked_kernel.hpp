@@ -9,11 +9,13 @@
 //  - c is a full tile, row stride ldc, column stride 1; the store stage (store_stage.hpp) is
 //    applied to the chains before they are stored;
 //  - with Prefetches, the tile's lines of the operands its epilogue reads are prefetched during
-//    the k loop (tile_prefetch.hpp); no value changes.
+//    the k loop (tile_prefetch.hpp); with b_ahead != 0 (elements), each step prefetches B's row
+//    b_ahead further on (b_prefetch.hpp); no value changes.
 #pragma once
 
 #include <cstdint>
 
+#include "b_prefetch.hpp"
 #include "simd.hpp"
 #include "store_stage.hpp"
 #include "tile_prefetch.hpp"
@@ -32,7 +34,7 @@ struct UnpackedKernel {
   [[gnu::noinline]] static void run(std::int64_t k, const T* a, std::int64_t a_row_stride, std::int64_t a_col_stride,
                                     const T* b, std::int64_t b_row_stride, T* c, std::int64_t ldc,
                                     detail::TileStage<T> stage, const TilePrefetch& prefetch,
-                                    T* __restrict b_copy = nullptr) {
+                                    std::int64_t b_ahead, T* __restrict b_copy = nullptr) {
     V acc[ROWS][NV];
 #pragma GCC unroll 32
     for (int r = 0; r < ROWS; ++r)
@@ -47,6 +49,7 @@ struct UnpackedKernel {
     if constexpr (Prefetches) prefetch.before_loop(k);
     for (std::int64_t p = 0; p < k; ++p) {
       if constexpr (Prefetches) prefetch.at_step(p);
+      if (b_ahead != 0) prefetch_b_row<V, NV>(b + b_ahead);
       V b_row[NV];
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) b_row[v] = load_vector<V>(b + v * lanes);
