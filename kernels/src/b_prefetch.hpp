@@ -3,12 +3,12 @@
 //
 // Why: a k step of the 512-bit kernels reads a 128-byte row of B every 14 cycles (14 x 32 f32),
 // and on the packed path the first of the two A micro-panels that meet each B micro-panel reads it
-// from the packed B block in L3; on the unpacked path a model's weight panels, read once per product
-// by a few rows, come from L3 or memory. The hardware's prefetchers did not keep up: on an Intel
-// Xeon (family 6 model 207, one core reads 31 GB/s from L3) the kernels waited on B, and 32 rows
-// ahead measured 1.03-1.24x on 1024^3 and 2048^3 and 1.2-2x on 8 to 16 rows times MiniLM's weights
-// (docs/gemm.md, "Prefetching B"); 16 and 64 rows measured the same as 32. At 256 bits on that core
-// it changed nothing.
+// from the packed B block in L3; on the unpacked path a model's weight panels, read once per
+// product by a few rows, come from L3 or memory. The hardware's prefetchers did not keep up: on an
+// Intel Xeon (family 6 model 207, one core reads 31 GB/s from L3) the kernels waited on B, and 32
+// rows ahead measured 1.03-1.24x on 1024^3 and 2048^3 and 1.1-2x on products of 8 and 16 rows with
+// MiniLM's weight shapes (docs/gemm.md, "Prefetching B"); 16 and 64 rows measured the same as 32.
+// At 256 bits on that core it changed nothing.
 //
 // Contract: no value changes. The prefetched addresses may lie past B's end: a prefetch never
 // faults.
