@@ -54,6 +54,7 @@ int serve(const std::string& info, const Preparer& prepare) {
         if (file == nullptr) throw std::runtime_error("cannot write " + tokens.back());
         prepared->write_outputs(file);
         std::fclose(file);
+        if (prepared->settle) prepared->settle();
         reply("ok");
       } else if (command == "time") {
         if (!prepared) throw std::runtime_error("time before a successful prepare");

@@ -5,7 +5,8 @@
 //   info                                   -> one line: versions, kernels, threads
 //   prepare <workload> <dtype> <dims...> <output file>
 //                                          -> ok | unsupported <why> | error <message>
-//      (makes the inputs, computes once, writes every output row-major to the file for the check)
+//      (makes the inputs, computes once, writes every output row-major to the file for the check,
+//       then settles: PreparedCase::settle)
 //   time <min seconds>                     -> <seconds per call> <calls>
 //      (repeats the prepared computation until min seconds passed: one sample)
 //   release                                -> ok   (frees the inputs)
@@ -30,6 +31,9 @@ struct CaseRequest {
 struct PreparedCase {
   std::function<void()> run;                          // one evaluation: what is timed
   std::function<void(std::FILE*)> write_outputs;      // after run: each output, row-major
+  // Optional, after the outputs are written: brings the computation to its steady state before
+  // the first sample (tensorjit: its second tier, docs/codegen.md "Tiers").
+  std::function<void()> settle;
 };
 
 // Returns nullopt when this peer does not implement the case; may set `why` to say so.

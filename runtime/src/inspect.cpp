@@ -30,7 +30,9 @@ MemoryStatistics memory_statistics() {
 
 JitStatistics jit_statistics() {
   codegen::JitStats s = detail::jit().stats();
-  return JitStatistics{s.compiles, s.memory_hits, s.disk_hits, s.disk_rejects};
+  return JitStatistics{s.compiles, s.memory_hits, s.disk_hits, s.disk_rejects, s.tier_ups};
 }
+
+void wait_for_tier_ups() { codegen::wait_for_tier_ups(); }
 
 }  // namespace tensorjit

@@ -169,7 +169,7 @@ std::vector<std::vector<float>> values_of(const std::vector<tj::Tensor>& tensors
   return values;
 }
 
-TEST_CASE("eight threads run every kind of kernel at once, next to the statistics and empty_cache") {
+TEST_CASE("eight threads run every kind of kernel at once, next to the statistics, empty_cache and wait_for_tier_ups") {
   constexpr int kThreads = 8, kRounds = 3, kVariants = 4;
   std::vector<std::vector<std::vector<float>>> expected;  // computed on this thread alone first
   for (int v = 0; v < kVariants; ++v) expected.push_back(values_of(every_kernel_kind(v)));
@@ -181,6 +181,7 @@ TEST_CASE("eight threads run every kind of kernel at once, next to the statistic
       (void)tj::jit_statistics();
       (void)tj::cached_memory_bytes();
       tj::empty_cache();
+      tj::wait_for_tier_ups();
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   });

@@ -72,8 +72,16 @@ struct JitStatistics {
   std::uint64_t memory_hits = 0;  // kernels found in the in-memory cache
   std::uint64_t disk_hits = 0;    // kernels loaded from TENSORJIT_CACHE_DIR instead of compiled
   std::uint64_t disk_rejects = 0; // cache files found corrupt or foreign, and ignored
+  std::uint64_t tier_ups = 0;     // quick kernels compiled again, optimized, in the background
 };
 JitStatistics jit_statistics();
+
+// A loop kernel runs quick code first and is compiled again, optimized, on a background thread
+// when it is used a second time (TENSORJIT_TIERED, docs/codegen.md "Tiers"). Blocks until every
+// such compile asked for so far has finished, so that the evals after it run optimized code: for
+// a benchmark that times the steady state on a busy core, where the background thread would
+// otherwise share the core with the timed evals. An ordinary program never needs it.
+void wait_for_tier_ups();
 
 // ---- memory ----
 // Results of 128 KiB and more are mapped from the kernel (in huge pages from 4 MiB). When freed
