@@ -12,9 +12,9 @@ process per program, pinned to core 0 with one thread.
 import json
 import os
 import subprocess
-import sys
 
 from . import environment
+from .peers import VENV_PYTHON
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -49,8 +49,12 @@ def measure(build_dir, rounds, log):
     if not os.path.exists(path):
         result["absent"] = f"{path} is missing: bash scripts/fetch_minilm.sh"
         return result
+    # safetensors is bench/.venv's (bench/setup_peers.sh), not Debian's python3, which runs run.py.
+    if not os.path.exists(VENV_PYTHON):
+        result["absent"] = f"{VENV_PYTHON} is missing: bash bench/setup_peers.sh"
+        return result
     log("  model.safetensors: tensorjit beside safetensors.numpy", transient=True)
-    stdout, error = run_pinned([sys.executable, os.path.join(ROOT, "bench", "storage", "load_safetensors.py"), path,
+    stdout, error = run_pinned([VENV_PYTHON, os.path.join(ROOT, "bench", "storage", "load_safetensors.py"), path,
                                 "--build-dir", build_dir, "--no-build"])
     lines = [line for line in stdout.splitlines() if line.startswith("[")]
     if lines:
