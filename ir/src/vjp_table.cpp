@@ -192,8 +192,13 @@ Adjoints vjp_softplus(N node, N g) {  // sigmoid(x), and 1 above the threshold w
 Adjoints vjp_add(N, N g) { return {g, g}; }
 Adjoints vjp_sub(N, N g) { return {g, neg(g)}; }
 Adjoints vjp_mul(N node, N g) { return {mul(g, y(node)), mul(g, x(node))}; }
-Adjoints vjp_div(N node, N g) {  // d/db a/b = -(a/b)/b
-  return {div(g, y(node)), neg(mul(g, div(node, y(node))))};
+// d/da a/b = 1/b, d/db a/b = -(a/b)/b, both through one reciprocal: one division per element
+// where there were two, and none per element when b is a row's broadcast value (the row kernel
+// computes 1/b once per row), as in softmax's backward pass. PyTorch divides twice; the reciprocal
+// costs at most one more rounding.
+Adjoints vjp_div(N node, N g) {
+  NodePtr reciprocal = make_unary(Op::reciprocal, y(node));
+  return {mul(g, reciprocal), neg(mul(mul(g, node), reciprocal))};
 }
 Adjoints vjp_mod(N node, N g) {  // a - b*floor(a/b): d/db = -floor(a/b) = -(a - result)/b
   return {g, neg(mul(g, div(sub(x(node), node), y(node))))};
