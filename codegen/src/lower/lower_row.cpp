@@ -14,6 +14,7 @@
 // (a row starts at column 0 and a block on a multiple of V, so whole groups are lanes 0..V-1).
 #include "codegen/src/lower/lower_row.hpp"
 
+#include <algorithm>
 #include <cstddef>
 
 #include <llvm/IR/IRBuilder.h>
@@ -121,13 +122,12 @@ class RowLowering : KernelLowering {
   // The ops of a phase's expression whose operands are all the same across the row (per-row
   // values, broadcast inputs, constants), computed once per row as scalars; null elsewhere.
   std::vector<llvm::Value*> emit_row_invariants(const LoopPlan& plan, const std::vector<int>& reads);
-  // `prefetch`: this phase also asks for the next row's inputs (see build).
-  void emit_loop_phase(const RowPlanPhase& phase, bool prefetch);
-  // `writes`: the column values the phase stores (a loop phase's), whose next rows it also
-  // prefetches for writing when they are output rows.
+  void emit_loop_phase(const RowPlanPhase& phase);
+  // At `column` of the current phase (`count` columns a step): its share of the next row's inputs
+  // (share_). `writes`: the column values the phase stores (a loop phase's), whose next rows it
+  // also prefetches for writing when they are output rows and share_.writes.
   void emit_next_row_prefetch(llvm::Value* column, std::int64_t count, const std::vector<int>& writes);
-  void emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row, llvm::Value* columns,
-                         bool prefetch);
+  void emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row, llvm::Value* columns);
   llvm::Value* emit_producer(const RowPlanPhase& phase, unsigned lanes, llvm::Value* column,
                              const std::vector<llvm::Value*>& hoisted);
   llvm::Value* combine(const RowPlanPhase& phase, unsigned lanes, llvm::Value* a, llvm::Value* b) {
@@ -138,6 +138,13 @@ class RowLowering : KernelLowering {
   }
 
   const RowPlan& plan_;
+  // The phase being emitted, as emit_next_row_prefetch divides the next row among the phases:
+  // phase `index` of `count` asks for the next row's elements [index, index + 1) * columns / count
+  // of each input; `writes` is true for the one phase that also prefetches its output rows.
+  struct PrefetchShare {
+    std::int64_t index = 0, count = 1;
+    bool writes = true;
+  } share_;
   int vector_bits_;
   llvm::Value* columns_ = nullptr;
   llvm::Value* inner_rows_ = nullptr;  // RowArgs::inner_rows
@@ -161,21 +168,25 @@ void RowLowering::build(const std::string& symbol) {
   emit_counted_loop("row", begin_, end_, 1, [&](llvm::Value* row) {
     row_ = row;
     emit_row_setup(row);
-    // The phase that prefetches the next row (emit_next_row_prefetch): the first loop phase when
-    // a phase follows it (softmax's exp), so the row's later phases overlap the fetch; else the
+    // Every phase asks for its share of the next row's inputs (emit_next_row_prefetch), so the
+    // memory stream runs beside the compute of the whole row: when only one phase asked for all
+    // of it, that phase waited on memory while the others left it idle (docs/reductions.md: W5
+    // f64 15% faster, the six-phase softmax backward most). The next output rows are prefetched
+    // for writing by the first loop phase when a phase follows it (softmax's exp), else by the
     // first phase (layernorm and rmsnorm, whose only loop phase is the last, and reductions
-    // alone), as the last phase would ask for the next row only just before it is read.
-    std::size_t prefetching = 0;
+    // alone): the last would ask only just before it stores.
+    std::size_t writing = 0;
     for (std::size_t p = 0; p + 1 < plan_.phases.size(); ++p)
       if (!plan_.phases[p].reduce) {
-        prefetching = p;
+        writing = p;
         break;
       }
     for (std::size_t p = 0; p < plan_.phases.size(); ++p) {
+      share_ = {static_cast<std::int64_t>(p), static_cast<std::int64_t>(plan_.phases.size()), p == writing};
       if (plan_.phases[p].reduce)
-        emit_reduce_phase(plan_.phases[p], row, columns_, p == prefetching);
+        emit_reduce_phase(plan_.phases[p], row, columns_);
       else
-        emit_loop_phase(plan_.phases[p], p == prefetching);
+        emit_loop_phase(plan_.phases[p]);
     }
   });
   if (plan_.streaming_stores) fence_streaming_stores(builder_, module_);
@@ -335,10 +346,10 @@ std::vector<llvm::Value*> RowLowering::emit_expression(const LoopPlan& plan, uns
   return values;
 }
 
-// Asks for the next row's elements [column, column + count) of every contiguous column input
-// that differs from row to row, into L2: a row's first phase then reads from cache while the
-// memory stream overlaps the compute of the phases before (the hardware prefetchers do not run a
-// whole row ahead). Likewise, for writing, the next row of each output row the phase stores to:
+// Asks for the phase's share of the next row (share_) of every contiguous column input that
+// differs from row to row, into L2: a row's first phase then reads from cache while the memory
+// stream overlaps the compute of the row before (the hardware prefetchers do not run a whole row
+// ahead). Likewise, for writing, the next row of each output row the phase stores to:
 // the store there (softmax's exp(x - max)) then finds the line in L2 instead of waiting for the
 // read from memory that a store to an uncached line needs (7-9% less CPU time for the 4096 x 4096
 // f32 softmax, docs/reductions.md). Only the phase's own stores: layernorm, which prefetches
@@ -356,12 +367,20 @@ void RowLowering::emit_next_row_prefetch(llvm::Value* column, std::int64_t count
         value.same_every_row || value.gathered)
       continue;
     const auto size = static_cast<std::int64_t>(itemsize(value.dtype));
-    llvm::Value* next = builder_.CreateGEP(memory_type(value.dtype), current_[v].next_row, column);
-    for (std::int64_t byte = 0; byte < count * size; byte += 64)
+    // Column c of the phase asks for element (c + index * columns) / count of the next row:
+    // count phases' walks cover it once, each line asked for about count times in a row (a
+    // prefetch of a line already on its way costs a load slot, not a memory access).
+    llvm::Value* at = column;
+    if (share_.count > 1)
+      at = builder_.CreateSDiv(builder_.CreateAdd(column, builder_.CreateMul(columns_, index(share_.index))),
+                               index(share_.count));
+    llvm::Value* next = builder_.CreateGEP(memory_type(value.dtype), current_[v].next_row, at);
+    for (std::int64_t byte = 0; byte < std::max<std::int64_t>(64, count * size / share_.count); byte += 64)
       builder_.CreateCall(prefetch, {builder_.CreateConstGEP1_64(builder_.getInt8Ty(), next, byte),
                                      builder_.getInt32(0), builder_.getInt32(2), builder_.getInt32(1)});
   }
   for (int w : writes) {
+    if (!share_.writes) break;
     const auto v = static_cast<std::size_t>(w);
     const RowValue& value = plan_.values[v];
     if (value.output < 0 || plan_.streamed[v]) continue;  // streamed: written around the caches
@@ -539,7 +558,7 @@ llvm::Value* RowLowering::emit_gather(const LoopPlan& plan, const std::vector<in
   return emitter.from_memory(value.dtype, vector);
 }
 
-void RowLowering::emit_loop_phase(const RowPlanPhase& phase, bool prefetch) {
+void RowLowering::emit_loop_phase(const RowPlanPhase& phase) {
   LoopShape shape = choose_loop_shape(phase.expression, vector_bits_);
   if (shape.interleaved) {
     // A row phase with vector math keeps one vector per iteration: with four registers
@@ -574,7 +593,7 @@ void RowLowering::emit_loop_phase(const RowPlanPhase& phase, bool prefetch) {
   llvm::Value* unrolled_end = builder_.CreateAnd(columns_, index(~(group - 1)));
   llvm::Value* vector_end = builder_.CreateAnd(columns_, index(~(lanes - 1)));
   emit_counted_loop("loop_unrolled", index(0), unrolled_end, group, [&](llvm::Value* column) {
-    if (prefetch) emit_next_row_prefetch(column, group, phase.writes);
+    emit_next_row_prefetch(column, group, phase.writes);
     for (unsigned u = 0; u < shape.unroll; ++u)
       columns_at(shape.lanes, builder_.CreateAdd(column, index(u * lanes)));
   });
@@ -596,8 +615,7 @@ llvm::Value* RowLowering::emit_producer(const RowPlanPhase& phase, unsigned lane
   return emitter.emit(ir::Op::cast, phase.accumulator_dtype, phase.input_dtype, operands);
 }
 
-void RowLowering::emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row, llvm::Value* columns,
-                                    bool prefetch) {
+void RowLowering::emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row, llvm::Value* columns) {
   const DType accumulator = phase.accumulator_dtype;
   const auto lanes = static_cast<unsigned>(ir::reduction_lanes(itemsize(accumulator)));
   llvm::Type* element = memory_type(accumulator);
@@ -621,7 +639,7 @@ void RowLowering::emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row,
     llvm::Value* neutral = vector.constant(accumulator, neutral_value(phase.op, accumulator));
     llvm::Value* accumulators = emit_carried_loop(
         "lanes", "column", block_start, groups_end, lanes, neutral, [&](llvm::Value* column, llvm::Value* carried) {
-          if (prefetch) emit_next_row_prefetch(column, lanes, {});
+          emit_next_row_prefetch(column, lanes, {});
           return combine(phase, lanes, carried, emit_producer(phase, lanes, column, hoisted));
         });
     // The block's last columns (fewer than V), when there are any: column groups_end + i goes to
