@@ -110,8 +110,11 @@ def inputs_for(workload, dtype, d):
     if workload in RANDOM:
         return [x(1, (d[0],))]
     if workload == "W15step":  # the W8 MLP's inputs and parameters, then the labels
+        # The parameters at nn.Linear's initial scale, uniform in ±1/sqrt(fan_in) (bench/README.md).
         labels = ((x(6, (d[0],)) + 1) * 5).astype(np.int64)
-        return inputs_for("W8mlp", dtype, d) + [labels]
+        data, w1, b1, w2, b2 = inputs_for("W8mlp", dtype, d)
+        first, second = (np.asarray(1 / math.sqrt(fan_in), dtype) for fan_in in (d[1], d[2]))
+        return [data, w1 * first, b1 * first, w2 * second, b2 * second, labels]
     if workload == "W15softmax":
         return [x(1, (d[0], d[1])), x(2, (d[0], d[1]))]
     if workload == "W15layernorm":

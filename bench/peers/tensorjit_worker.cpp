@@ -74,10 +74,12 @@ bench::PreparedCase training_step(const std::vector<std::int64_t>& d) {
   auto state = std::make_shared<State>();
   state->x = input<T>(1, {d[0], d[1]});
   state->labels = ((input<T>(6, {d[0]}) + 1) * 5).astype(tj::i64);
-  state->w1 = input<T>(2, {d[1], d[2]}).copy();
-  state->b1 = input<T>(3, {d[2]}).copy();
-  state->w2 = input<T>(4, {d[2], d[3]}).copy();
-  state->b2 = input<T>(5, {d[3]}).copy();
+  // The parameters at nn.Linear's initial scale, uniform in ±1/sqrt(fan_in) (bench/README.md).
+  const T first = T(1 / std::sqrt(double(d[1]))), second = T(1 / std::sqrt(double(d[2])));
+  state->w1 = (input<T>(2, {d[1], d[2]}) * first).copy();
+  state->b1 = (input<T>(3, {d[2]}) * first).copy();
+  state->w2 = (input<T>(4, {d[2], d[3]}) * second).copy();
+  state->b2 = (input<T>(5, {d[3]}) * second).copy();
   tj::eval({state->labels, state->w1, state->b1, state->w2, state->b2});
   state->optimizer = std::make_unique<tj::optim::Adam>(
       tj::optim::Parameters{&state->w1, &state->b1, &state->w2, &state->b2}, tj::optim::AdamOptions{.lr = 1e-3});
