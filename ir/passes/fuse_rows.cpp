@@ -34,6 +34,23 @@ std::optional<Rows> rows_of(const Step& step) {
   return std::nullopt;
 }
 
+// A reduce step that sums each column of its input over the leading axes [0, k), 0 < k < rank,
+// with no consumer, in f32 or f64: it may join a row step over that input's rows as a part that
+// reduces over the rows (row_kernel.hpp, "column_reduce"), so that a backward pass's column sums
+// (layernorm's dgamma and dbeta, a bias's gradient) read the rows the row step reads anyway.
+std::optional<Rows> summed_over_rows(const Step& step) {
+  if (step.kind != Step::Kind::reduce || step.nodes.back()->op() != Op::reduce_sum) return std::nullopt;
+  const Node& reduction = *step.nodes.back();
+  const Shape& shape = reduction.input(0)->shape();
+  const auto& axes = reduction.attr<ReduceAttr>().axes;
+  const DType dtype = reduction.input(0)->dtype();
+  if ((dtype != DType::f32 && dtype != DType::f64) || axes.empty() || axes.size() >= shape.size())
+    return std::nullopt;
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    if (axes[i] != static_cast<int>(i)) return std::nullopt;
+  return Rows{shape, static_cast<int>(axes.size())};
+}
+
 // Whether `step` reads only the plan's sources (inputs, constants, iotas): nothing a step writes.
 bool reads_sources_only(const Step& step, const std::unordered_set<const Node*>& written) {
   std::unordered_set<const Node*> inside;
@@ -50,7 +67,8 @@ bool reads_sources_only(const Step& step, const std::unordered_set<const Node*>&
 // reads it (legal: it depends on no step). fuse gives such a step the first place, before the
 // reductions whose row step would read it (dy * gamma in a layernorm's backward pass); placed
 // among its readers, it can join their row step, which then computes it from the inputs instead
-// of reading a materialised copy.
+// of reading a materialised copy. Likewise a column sum of sources (layernorm's dbeta, the sum of
+// dy over the rows), which then comes after the row step it may join.
 Plan with_source_loops_late(const Plan& plan) {
   std::unordered_set<const Node*> written;
   for (const auto& step : plan.steps)
@@ -59,7 +77,7 @@ Plan with_source_loops_late(const Plan& plan) {
   ordered.graph = plan.graph;
   std::vector<const Step*> held;
   for (const auto& step : plan.steps) {
-    if (step.kind == Step::Kind::loop && reads_sources_only(step, written)) {
+    if ((step.kind == Step::Kind::loop || summed_over_rows(step)) && reads_sources_only(step, written)) {
       held.push_back(&step);
       continue;
     }
@@ -112,8 +130,8 @@ class RowFuser {
 
  private:
   // The steps of a row step; the steps between them that read nothing the run writes, which run
-  // before the row step instead; and those that read the run without joining it (a column sum of
-  // a backward pass's values, say), which run after it, in order.
+  // before the row step instead; and those that read the run without joining it (a product of
+  // the step's output, say), which run after it, in order.
   struct Run {
     std::vector<std::size_t> members;
     std::vector<std::size_t> moved;
@@ -171,12 +189,14 @@ class RowFuser {
     return std::nullopt;
   }
 
-  // A step that joined a run on trial (joins) stays only when a later member reads it; else it
+  // A step that joined a run on trial (joins) stays only when a later member reads it, or, a sum
+  // over the rows, when another member reads a value it reads (dy, for layernorm's dbeta); else it
   // runs before the row step, as any step that reads nothing of the run.
   void drop_unread_trials(Run& run) {
     for (std::size_t m = run.members.size(); m-- > 1;) {
       const Step& step = plan_.steps[run.members[m]];
       if (!on_trial_.count(&step)) continue;
+      if (summed_over_rows(step) && shares_a_read(step, run)) continue;
       std::unordered_set<const Node*> outputs;
       note_writes(step, outputs);
       bool read_later = false;
@@ -187,6 +207,16 @@ class RowFuser {
       run.members.erase(run.members.begin() + static_cast<std::ptrdiff_t>(m));
     }
     std::sort(run.moved.begin(), run.moved.end());
+  }
+
+  // Whether another member of `run` reads a value (a view base) that `step` reads.
+  bool shares_a_read(const Step& step, const Run& run) const {
+    std::unordered_set<const Node*> read;
+    for (const auto& node : step.nodes)
+      for_each_read(*node, [&](const NodePtr& in) { read.insert(view_base(in.get())); });
+    for (std::size_t member : run.members)
+      if (&plan_.steps[member] != &step && reads(plan_.steps[member], read)) return true;
+    return false;
   }
 
   static bool reads(const Step& step, const std::unordered_set<const Node*>& values) {
@@ -203,7 +233,8 @@ class RowFuser {
 
   bool joins(const Step& step) {
     if (step.kind == Step::Kind::reduce) {
-      const auto rows = rows_of(step);
+      auto rows = rows_of(step);
+      if (!rows) rows = summed_over_rows(step);
       if (!rows || rows->domain != rows_.domain || rows->first_axis != rows_.first_axis)
         return false;
     } else if (step.kind != Step::Kind::loop || computes_gather(step) || step.nodes.front()->shape() != rows_.domain) {

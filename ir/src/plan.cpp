@@ -45,12 +45,28 @@ bool computes_gather(const Step& step) {
   return false;
 }
 
+namespace {
+
+NodePtr reduction_of(const Step& part) {
+  if (part.kind != Step::Kind::reduce) return nullptr;
+  for (const auto& node : part.nodes)
+    if (is_reduce(node->op())) return node;
+  return nullptr;
+}
+
+}  // namespace
+
+bool reduces_rows(const Step& part) {
+  const NodePtr reduction = reduction_of(part);
+  if (!reduction) return false;
+  const auto& axes = reduction->attr<ReduceAttr>().axes;
+  return !axes.empty() && axes.back() != static_cast<int>(reduction->input(0)->shape().size()) - 1;
+}
+
 NodePtr row_step_reduction(const Step& step) {
-  for (const Step& part : step.parts) {
-    if (part.kind != Step::Kind::reduce) continue;
-    for (const auto& node : part.nodes)
-      if (is_reduce(node->op())) return node;
-  }
+  for (const Step& part : step.parts)
+    if (!reduces_rows(part))
+      if (NodePtr reduction = reduction_of(part)) return reduction;
   return nullptr;
 }
 
@@ -80,7 +96,8 @@ std::string print_plan(const Plan& plan) {
       // A row step runs its parts in turn on each chunk of rows, while the chunk stays in cache.
       ops.clear();
       for (std::size_t p = 0; p < step.parts.size(); ++p) {
-        ops += fmt::format("\n  part {} ({}):", p, step_kind_name(step.parts[p].kind));
+        const Step& part = step.parts[p];
+        ops += fmt::format("\n  part {} ({}):", p, reduces_rows(part) ? "reduce over the rows" : step_kind_name(part.kind));
         for (const auto& n : step.parts[p].nodes) ops += fmt::format(" %{}:{}", position[n.get()], op_name(n->op()));
         if (step.kind != Step::Kind::concat) continue;
         for (std::size_t o = 0; o < step.parts[p].outputs.size(); ++o)

@@ -13,7 +13,9 @@
 
 #include <tensorjit/codegen/row_kernel.hpp>
 #include <tensorjit/ir/check.hpp>
+#include <tensorjit/ir/reduction_order.hpp>
 
+#include "runtime/src/column_lanes.hpp"
 #include "runtime/src/config.hpp"
 #include "runtime/src/jit_instance.hpp"
 #include "runtime/src/loop_step.hpp"
@@ -86,7 +88,7 @@ class RowSpecBuilder {
     TJ_INTERNAL_CHECK(reduction_at != part.nodes.end()) << "row step: a reduce part has no reduction";
     const ir::NodePtr& reduction = *reduction_at;
     codegen::RowPhase phase;
-    phase.reduce = true;
+    phase.kind = ir::reduces_rows(part) ? codegen::RowPhaseKind::column_reduce : codegen::RowPhaseKind::reduce;
     phase.op = reduction->op();
     Leaves producer;
     ExpressionRebuilder producer_expression(part.nodes.begin(), reduction_at, leaf_for(producer, false));
@@ -96,6 +98,12 @@ class RowSpecBuilder {
     phase.expression.outputs.push_back(produced);
     phase.inputs = producer.inputs;
     phase.reads = producer.reads;
+    if (phase.kind == codegen::RowPhaseKind::column_reduce) {
+      // A sum over the rows (fuse_rows.hpp: no consumer): its lanes, summed when the rows are done.
+      prepared_.column_sums.push_back({output_index_.at(reduction.get()), reduction->dtype()});
+      spec.phases.push_back(std::move(phase));
+      return true;
+    }
 
     Leaves consumer;
     ExpressionRebuilder consumer_expression(reduction_at + 1, part.nodes.end(), leaf_for(consumer, true));
@@ -125,8 +133,8 @@ class RowSpecBuilder {
     return true;
   }
 
-  // What one row keeps in L1 across its phases: its column inputs and scratch rows (an output row
-  // written with streaming stores bypasses the cache). Streaming gives each scratch value a row
+  // What one row keeps in L1 across its phases: its column inputs, scratch rows and lane rows (an
+  // output row written with streaming stores bypasses the cache). Streaming gives each scratch value a row
   // of its own (below), and past about two thirds of the 48 KiB L1 the rows spill to L2: f64
   // softmax of 4096 columns (64 KiB) measured 4 % slower with streaming stores, f32 (32 KiB)
   // 10 % faster (docs/reductions.md).
@@ -137,6 +145,7 @@ class RowSpecBuilder {
       if (value.kind == RowValueKind::column_input && !value.same_every_row)
         bytes += static_cast<std::int64_t>(itemsize(value.dtype));
     for (DType dtype : prepared_.scratch) bytes += static_cast<std::int64_t>(itemsize(dtype));
+    for (const auto& sum : prepared_.column_sums) bytes += static_cast<std::int64_t>(itemsize(sum.dtype));
     return bytes * prepared_.columns;
   }
 
@@ -160,7 +169,7 @@ class RowSpecBuilder {
       if (value.kind != RowValueKind::column_value || value.scratch < 0) continue;
       value.scratch = -1;
       const int reader = last_reader[v];
-      if (share && reader >= 0 && !spec.phases[static_cast<std::size_t>(reader)].reduce) {
+      if (share && reader >= 0 && spec.phases[static_cast<std::size_t>(reader)].kind == codegen::RowPhaseKind::loop) {
         for (int o : spec.phases[static_cast<std::size_t>(reader)].writes) {
           const RowValue& output = spec.values[static_cast<std::size_t>(o)];
           if (output.output < 0 || output.dtype != value.dtype || taken[static_cast<std::size_t>(o)])
@@ -370,7 +379,11 @@ void PreparedRow::launch(const ir::Step& step, ValueTable& values, const StepDum
     values.put(out.get(), ir::Value{std::move(buffer), out->dtype(), ir::Layout::contiguous(out->shape())});
   }
   const std::int64_t rows = prepared.rows, columns = prepared.columns;
-  if (rows == 0) return;
+  if (rows == 0) {
+    for (const auto& sum : prepared.column_sums)
+      ColumnLanes(sum.dtype, 0, columns).sum_into(output_pointers[static_cast<std::size_t>(sum.output)]);
+    return;
+  }
   // The plan fixes every layout; only the buffers change from one run to the next.
   std::vector<const void*> input_pointers;
   for (std::size_t k = 0; k < prepared.leaves.size(); ++k) {
@@ -380,11 +393,23 @@ void PreparedRow::launch(const ir::Step& step, ValueTable& values, const StepDum
   std::vector<std::int64_t> gather_bounds = prepared.gather_bounds;
   gather_bounds.resize(2 * prepared.leaves.size(), 0);
   auto* function = prepared.kernel->as<codegen::RowFunction>();
+  // Sums over the rows (column_reduce phases) keep each lane's rows in order on one thread: a call
+  // walks one lane of one block, row_step rows apart, and the calls are split over the pool.
+  std::vector<ColumnLanes> lanes;
+  std::vector<void*> lane_pointers;
+  std::int64_t row_step = 1;
+  for (const auto& sum : prepared.column_sums) {
+    lanes.emplace_back(sum.dtype, rows, columns);
+    lane_pointers.push_back(lanes.back().data());
+    row_step = row_step == 1 ? lanes.back().lane_count() : std::min(row_step, lanes.back().lane_count());
+  }
+  const std::int64_t blocks = (rows + ir::kReductionBlock - 1) / ir::kReductionBlock;
+  const std::int64_t units = lanes.empty() ? rows : blocks * row_step;
   const std::int64_t work = rows * std::max<std::int64_t>(columns, 1);
-  const std::int64_t tasks = std::min({std::int64_t{pool_threads()}, rows, work / kMinElementsPerTask});
+  const std::int64_t tasks = std::min({std::int64_t{pool_threads()}, units, work / kMinElementsPerTask});
   // Each task reports the first index out of range it meets in a record of its own.
   std::vector<codegen::IndexFault> faults(static_cast<std::size_t>(std::max<std::int64_t>(tasks, 1)));
-  auto run_rows = [&](std::int64_t begin, std::int64_t end, codegen::IndexFault* fault) {
+  auto run_task = [&](std::int64_t task, std::int64_t task_count) {
     std::vector<std::shared_ptr<ir::Buffer>> scratch;
     std::vector<void*> scratch_pointers;
     for (DType dtype : prepared.scratch) {
@@ -399,13 +424,26 @@ void PreparedRow::launch(const ir::Step& step, ValueTable& values, const StepDum
     args.outputs = output_pointers.data();
     args.scratch = scratch_pointers.data();
     args.gather_bounds = gather_bounds.data();
-    args.fault = fault;
-    function(&args, begin, end);
+    args.fault = &faults[static_cast<std::size_t>(task)];
+    args.row_step = row_step;
+    args.column_lanes = lane_pointers.data();
+    const std::int64_t first = units * task / task_count, last = units * (task + 1) / task_count;
+    if (lanes.empty()) {
+      function(&args, first, last);
+      return;
+    }
+    for (std::int64_t unit = first; unit < last; ++unit) {
+      const std::int64_t block = unit / row_step;
+      const std::int64_t begin = block * ir::kReductionBlock + unit % row_step;
+      function(&args, begin, std::min(rows, (block + 1) * ir::kReductionBlock));
+    }
   };
   if (tasks <= 1)
-    run_rows(0, rows, faults.data());
+    run_task(0, 1);
   else
-    parallel_for(tasks, [&](std::int64_t t) { run_rows(rows * t / tasks, rows * (t + 1) / tasks, &faults[static_cast<std::size_t>(t)]); });
+    parallel_for(tasks, [&](std::int64_t t) { run_task(t, tasks); });
+  for (std::size_t k = 0; k < lanes.size(); ++k)
+    lanes[k].sum_into(output_pointers[static_cast<std::size_t>(prepared.column_sums[k].output)]);
   throw_first_index_fault(prepared.gathers, faults);
 }
 

@@ -23,6 +23,12 @@ struct PreparedRow final : PreparedStep {
   std::vector<std::int64_t> gather_bounds;  // leaves x 2
   std::vector<const void*> fixed_pointers;
   std::vector<std::shared_ptr<ir::Buffer>> held;
+  // Per column_reduce phase (codegen/row_kernel.hpp), in order: the step output its sums go to.
+  struct ColumnSum {
+    int output = 0;
+    DType dtype = DType::f32;
+  };
+  std::vector<ColumnSum> column_sums;
   std::int64_t rows = 0;
   std::int64_t inner_rows = 1;  // codegen::RowArgs::inner_rows
   std::int64_t columns = 0;

@@ -4,7 +4,9 @@
 // memory once stays in cache across every phase (softmax: max, exp and sum, divide). Values over
 // the rows that only the step reads live in a per-chunk scratch buffer; per-row values and values
 // someone else reads are written to whole buffers. Chunks are spread over the pool; each part
-// gives the same bits on any split of its rows, so the step does too.
+// gives the same bits on any split of its rows, so the step does too. A part that sums over the
+// rows (ir::reduces_rows) runs after the chunks as a reduce step of its own, over whole buffers
+// of the values it reads.
 #include "runtime/src/row_step.hpp"
 
 #include <algorithm>
@@ -44,14 +46,20 @@ void run_row_step(const ir::Step& step, ValueTable& values, const StepDump& dump
   for (int d = 0; d < static_cast<int>(domain.size()); ++d)
     (d < first_axis ? rows : columns) *= domain[d];
 
-  // Values over the rows that only the step reads: scratch, given a placeholder without a buffer
-  // while preparing (only their layout matters there).
+  // The parts run chunk by chunk, and those summing over the rows, which run after them.
+  std::vector<const ir::Step*> chunked, over_rows;
+  for (const auto& part : step.parts) (ir::reduces_rows(part) ? over_rows : chunked).push_back(&part);
+  // Values over the rows that only the chunked parts read: scratch, given a placeholder without a
+  // buffer while preparing (only their layout matters there). The others get whole buffers.
   std::unordered_set<const ir::Node*> written;
   for (const auto& out : step.outputs) written.insert(out.get());
+  for (const ir::Step* part : over_rows)
+    for (const auto& node : part->nodes)
+      for (const auto& in : node->inputs()) written.insert(ir::view_base(in.get()));
   std::vector<ir::NodePtr> scratch;
   std::size_t widest = 1;
-  for (const auto& part : step.parts)
-    for (const auto& out : part.outputs) {
+  for (const ir::Step* part : chunked)
+    for (const auto& out : part->outputs) {
       if (out->shape() == domain) widest = std::max(widest, itemsize(out->dtype()));
       if (written.count(out.get())) continue;
       scratch.push_back(out);
@@ -60,32 +68,43 @@ void run_row_step(const ir::Step& step, ValueTable& values, const StepDump& dump
   std::unordered_map<const ir::Node*, std::size_t> scratch_index;
   for (std::size_t i = 0; i < scratch.size(); ++i) scratch_index[scratch[i].get()] = i;
 
-  // Whole buffers for what the step writes (later parts are prepared reading them).
+  // Whole buffers for what the chunked parts write and someone else reads (later parts are
+  // prepared reading them).
   std::unordered_map<const ir::Node*, void*> whole;
-  for (const auto& out : step.outputs) {
-    auto buffer =
-        ir::Buffer::allocate(static_cast<std::size_t>(out->numel()) * itemsize(out->dtype()));
-    whole[out.get()] = buffer->data();
-    values.put(out.get(),
-               ir::Value{std::move(buffer), out->dtype(), ir::Layout::contiguous(out->shape())});
-  }
+  for (const ir::Step* part : chunked)
+    for (const auto& out : part->outputs) {
+      if (!written.count(out.get())) continue;
+      auto buffer = ir::Buffer::allocate(static_cast<std::size_t>(out->numel()) * itemsize(out->dtype()));
+      whole[out.get()] = buffer->data();
+      values.put(out.get(), ir::Value{std::move(buffer), out->dtype(), ir::Layout::contiguous(out->shape())});
+    }
 
   std::vector<PreparedPart> prepared;
-  for (std::size_t p = 0; p < step.parts.size(); ++p) {
+  for (std::size_t p = 0; p < chunked.size(); ++p) {
     StepDump part_dump = dump;
     if (!dump.folder.empty()) part_dump.kernel_name += "-part" + std::to_string(p);
     PreparedPart part;
     // The loop parts run on each chunk's range of elements, so in the flat form even when an
     // input is read transposed: their inputs' strides as they are, no staged tiles.
-    if (step.parts[p].kind == ir::Step::Kind::loop)
-      part.loop = prepare_loop_step(step.parts[p], values, part_dump, LoopLaunch::element_ranges);
+    if ((*chunked[p]).kind == ir::Step::Kind::loop)
+      part.loop = prepare_loop_step((*chunked[p]), values, part_dump, LoopLaunch::element_ranges);
     else
-      part.reduce = prepare_reduce_step(step.parts[p], values, part_dump);
+      part.reduce = prepare_reduce_step((*chunked[p]), values, part_dump);
     prepared.push_back(std::move(part));
   }
   for (const auto& node : scratch) values.drop(node.get());
+  auto sum_over_rows = [&] {
+    for (std::size_t p = 0; p < over_rows.size(); ++p) {
+      StepDump part_dump = dump;
+      if (!dump.folder.empty()) part_dump.kernel_name += "-over-rows" + std::to_string(p);
+      prepare_reduce_step(*over_rows[p], values, part_dump)->launch(*over_rows[p], values, part_dump);
+    }
+  };
 
-  if (rows == 0) return;
+  if (rows == 0) {
+    sum_over_rows();
+    return;
+  }
 
   // Each part's pointers with scratch values marked; `base` of a scratch value is the chunk's
   // buffer shifted back by the chunk's first element, since kernels index values by their position
@@ -106,15 +125,15 @@ void run_row_step(const ir::Step& step, ValueTable& values, const StepDump& dump
     }
     return o;
   };
-  std::vector<std::vector<Operand>> inputs(step.parts.size()), outputs(step.parts.size());
-  for (std::size_t p = 0; p < step.parts.size(); ++p) {
+  std::vector<std::vector<Operand>> inputs(chunked.size()), outputs(chunked.size());
+  for (std::size_t p = 0; p < chunked.size(); ++p) {
     const auto& leaves = prepared[p].loop ? prepared[p].loop->leaves : prepared[p].reduce->leaves;
     for (std::size_t k = 0; k < leaves.size(); ++k) {
       // A gathered leaf that is no value of the plan (loop_step.hpp's fixed_pointers).
       const void* fixed = prepared[p].loop ? prepared[p].loop->fixed_pointers[k] : nullptr;
       inputs[p].push_back(fixed ? Operand{static_cast<const char*>(fixed), -1, 0} : operand(leaves[k], true));
     }
-    for (const auto& out : step.parts[p].outputs) outputs[p].push_back(operand(out, false));
+    for (const auto& out : (*chunked[p]).outputs) outputs[p].push_back(operand(out, false));
   }
 
   const std::int64_t rows_per_chunk = std::max<std::int64_t>(
@@ -123,7 +142,7 @@ void run_row_step(const ir::Step& step, ValueTable& values, const StepDump& dump
   const std::int64_t tasks = std::min<std::int64_t>(pool_threads(), chunks);
   // One record of the first index out of range per task and part: a part's calls meet its
   // elements in order, but a later part may meet an earlier row of the chunk.
-  std::vector<codegen::IndexFault> faults(static_cast<std::size_t>(tasks) * step.parts.size());
+  std::vector<codegen::IndexFault> faults(static_cast<std::size_t>(tasks) * chunked.size());
 
   auto run_chunks = [&](std::int64_t task) {
     std::vector<std::shared_ptr<ir::Buffer>> buffers;
@@ -141,7 +160,7 @@ void run_row_step(const ir::Step& step, ValueTable& values, const StepDump& dump
         return static_cast<const char*>(buffers[static_cast<std::size_t>(o.scratch)]->data()) -
                first * columns * static_cast<std::int64_t>(o.size);
       };
-      for (std::size_t p = 0; p < step.parts.size(); ++p) {
+      for (std::size_t p = 0; p < chunked.size(); ++p) {
         input_pointers.clear();
         output_pointers.clear();
         for (const auto& o : inputs[p]) input_pointers.push_back(locate(o));
@@ -155,7 +174,7 @@ void run_row_step(const ir::Step& step, ValueTable& values, const StepDump& dump
           args.input_strides = loop.input_strides.data();
           args.outputs = output_pointers.data();
           args.gather_bounds = loop.gather_bounds.data();
-          args.fault = &faults[static_cast<std::size_t>(task) * step.parts.size() + p];
+          args.fault = &faults[static_cast<std::size_t>(task) * chunked.size() + p];
           loop.kernel->as<codegen::LoopFunction>()(&args, first * columns, last * columns);
         } else {
           const PreparedReduce& reduce = *prepared[p].reduce;
@@ -178,9 +197,10 @@ void run_row_step(const ir::Step& step, ValueTable& values, const StepDump& dump
   for (std::size_t f = 0; f < faults.size(); ++f)
     if (faults[f].found && (!earliest || faults[f].position < earliest->position)) {
       earliest = &faults[f];
-      earliest_part = f % step.parts.size();
+      earliest_part = f % chunked.size();
     }
   if (earliest) throw_first_index_fault(prepared[earliest_part].loop->gathers, {earliest, 1});
+  sum_over_rows();
 }
 
 }  // namespace tensorjit::detail

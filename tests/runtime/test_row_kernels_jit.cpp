@@ -200,6 +200,53 @@ TEST_SUITE("runtime") {
     }
   }
 
+  // Sums over the rows (a backward pass's dgamma and dbeta) joined to the row step that reads the
+  // same rows: each row goes to its lane of the strict order over the rows, lanes walked one by
+  // one, the tree and the blocks summed after the kernel. Row counts across lane and block
+  // boundaries, so partial last groups and blocks; a sum of a value the step computes (connected)
+  // and of an input alone (joined because the step reads it).
+  TEST_CASE("row kernels JIT: sums over the rows in the row step, bit for bit") {
+    for (std::int64_t rows : {1, 5, 31, 32, 33, 63, 64, 65, 100, 4095, 4096, 4097, 9000}) {
+      for (std::int64_t columns : {1, 3, 64, 200}) {
+        for (tj::DType dtype : {tj::f32, tj::f64}) {
+          CAPTURE(rows);
+          CAPTURE(columns);
+          CAPTURE(dtype);
+          auto x = rows_of(rows, columns, dtype);
+          auto dy = tj::cos(rows_of(rows, columns, dtype)).eval();
+          auto centred = x - x.sum({-1}, true) / static_cast<double>(columns);
+          auto normed = centred * tj::rsqrt((centred * centred).sum({-1}, true) / static_cast<double>(columns) + 1e-5);
+          const std::vector<tj::Tensor> results = {normed * dy - (dy * normed).sum({-1}, true), (dy * normed).sum({0}),
+                                                   dy.sum({0}, true)};
+          const std::string plan = ir::print_plan(ir::plan_graph(graph_of(results)));
+          INFO(plan);
+          // Both sums are parts of the one row step.
+          CHECK(plan.find("step 1") == std::string::npos);
+          std::size_t parts = 0;
+          for (std::size_t at = plan.find("reduce over the rows"); at != std::string::npos;
+               at = plan.find("reduce over the rows", at + 1))
+            ++parts;
+          CHECK(parts == 2);
+          check_row_step(results);
+        }
+      }
+    }
+  }
+
+  TEST_CASE("row kernels JIT: sums over the rows of several axes, and of rows that run part by part") {
+    auto x = rows_of(4 * 5, 3 * 33, tj::f32).reshape({4, 5, 3, 33});
+    // Rows over two axes: the sums take both.
+    check_row_step({x - x.max({-1}, true), (x * x).sum({0, 1})});
+    check_row_step({x / x.sum({-2, -1}, true), x.sum({0, 1}, true) * 2.0f});
+    // Rows that no single stride walks: the row step runs part by part, the sum after the chunks.
+    auto gapped = x.slice(1, 0, 5, 2);
+    auto shifted = gapped - gapped.max({-1}, true);
+    check_row_step({shifted, (shifted * gapped).sum({0, 1})});
+    // No rows.
+    auto none = rows_of(0, 7, tj::f32);
+    check_against_interpreter(graph_of({none - none.sum({-1}, true), (none * 2.0f).sum({0})}));
+  }
+
   TEST_CASE("row kernels JIT: rows and columns over several axes") {
     auto x = rows_of(4 * 5, 3 * 33, tj::f32).reshape({4, 5, 3, 33});
     check_row_step({x - x.max({-1}, true)});

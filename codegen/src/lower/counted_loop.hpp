@@ -1,5 +1,5 @@
 // A counted loop in LLVM IR, shared by the reduce and row lowerings: for (i = start; i < end;
-// i += step) body(i), i of start's integer type, its blocks appended to `function`. The body may
+// i += step) body(i), i of start's integer type, step a constant or a value of that type, its blocks appended to `function`. The body may
 // emit blocks of its own; the increment goes where it leaves the builder. Internal to codegen/.
 #pragma once
 
@@ -14,7 +14,7 @@ namespace tensorjit::codegen {
 
 template <typename Body>
 void emit_counted_loop(llvm::IRBuilder<>& builder, llvm::Function* function, const char* name,
-                       llvm::Value* start, llvm::Value* end, std::int64_t step, Body body) {
+                       llvm::Value* start, llvm::Value* end, llvm::Value* step, Body body) {
   llvm::LLVMContext& context = builder.getContext();
   llvm::BasicBlock* before = builder.GetInsertBlock();
   llvm::BasicBlock* header = llvm::BasicBlock::Create(context, name, function);
@@ -27,10 +27,15 @@ void emit_counted_loop(llvm::IRBuilder<>& builder, llvm::Function* function, con
   builder.CreateCondBr(builder.CreateICmpSLT(value, end), loop_body, after);
   builder.SetInsertPoint(loop_body);
   body(value);
-  value->addIncoming(builder.CreateAdd(value, llvm::ConstantInt::get(start->getType(), step)),
-                     builder.GetInsertBlock());
+  value->addIncoming(builder.CreateAdd(value, step), builder.GetInsertBlock());
   builder.CreateBr(header);
   builder.SetInsertPoint(after);
+}
+
+template <typename Body>
+void emit_counted_loop(llvm::IRBuilder<>& builder, llvm::Function* function, const char* name,
+                       llvm::Value* start, llvm::Value* end, std::int64_t step, Body body) {
+  emit_counted_loop(builder, function, name, start, end, llvm::ConstantInt::get(start->getType(), step), body);
 }
 
 }  // namespace tensorjit::codegen

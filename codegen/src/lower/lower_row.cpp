@@ -9,7 +9,10 @@
 //   reduce      for each block of kReductionBlock columns: V accumulator lanes in registers across
 //               whole groups of V columns, the block's last columns one by one into their lanes in
 //               memory, the fixed tree, the partial combined into the total left to right; then
-//               the consumer on the result, one element per row.
+//               the consumer on the result, one element per row;
+//   column_reduce  as a loop phase, each column's value added into the row's lane of the
+//               phase's lanes in memory (the same lane row for every row of a call, so in L1).
+// With a column_reduce phase the rows run RowArgs::row_step apart.
 // The reduction order is that of lower_reduce.cpp: element i of a block goes to lane i mod V
 // (a row starts at column 0 and a block on a multiple of V, so whole groups are lanes 0..V-1).
 #include "codegen/src/lower/lower_row.hpp"
@@ -123,6 +126,11 @@ class RowLowering : KernelLowering {
   // values, broadcast inputs, constants), computed once per row as scalars; null elsewhere.
   std::vector<llvm::Value*> emit_row_invariants(const LoopPlan& plan, const std::vector<int>& reads);
   void emit_loop_phase(const RowPlanPhase& phase);
+  void emit_column_reduce_phase(const RowPlanPhase& phase, std::size_t lanes_index);
+  // The columns of the current row in a phase's loop shape: `at(lanes, column)` emits `lanes`
+  // columns from `column`; the vector body asks for the phase's share of the next row.
+  template <typename At>
+  void emit_column_walk(const LoopPlan& expression, const std::vector<int>& writes, At at);
   // At `column` of the current phase (`count` columns a step): its share of the next row's inputs
   // (share_). `writes`: the column values the phase stores (a loop phase's), whose next rows it
   // also prefetches for writing when they are output rows and share_.writes.
@@ -148,6 +156,8 @@ class RowLowering : KernelLowering {
   int vector_bits_;
   llvm::Value* columns_ = nullptr;
   llvm::Value* inner_rows_ = nullptr;  // RowArgs::inner_rows
+  llvm::Value* row_step_ = nullptr;    // RowArgs::row_step, or 1 without column_reduce phases
+  std::vector<llvm::Value*> column_lanes_;  // RowArgs::column_lanes, per column_reduce phase
   llvm::Value* row_ = nullptr;    // the current row
   llvm::Value* fault_ = nullptr;  // RowArgs::fault, when a value is gathered
   std::vector<Current> current_;
@@ -165,7 +175,7 @@ void RowLowering::emit_counted_loop(const char* name, llvm::Value* start, llvm::
 void RowLowering::build(const std::string& symbol) {
   begin_function(symbol, vector_bits_);
   emit_prologue();
-  emit_counted_loop("row", begin_, end_, 1, [&](llvm::Value* row) {
+  codegen::emit_counted_loop(builder_, function_, "row", begin_, end_, row_step_, [&](llvm::Value* row) {
     row_ = row;
     emit_row_setup(row);
     // Every phase asks for its share of the next row's inputs (emit_next_row_prefetch), so the
@@ -177,16 +187,18 @@ void RowLowering::build(const std::string& symbol) {
     // alone): the last would ask only just before it stores.
     std::size_t writing = 0;
     for (std::size_t p = 0; p + 1 < plan_.phases.size(); ++p)
-      if (!plan_.phases[p].reduce) {
+      if (plan_.phases[p].kind == RowPhaseKind::loop) {
         writing = p;
         break;
       }
+    std::size_t column_reduces = 0;
     for (std::size_t p = 0; p < plan_.phases.size(); ++p) {
       share_ = {static_cast<std::int64_t>(p), static_cast<std::int64_t>(plan_.phases.size()), p == writing};
-      if (plan_.phases[p].reduce)
-        emit_reduce_phase(plan_.phases[p], row, columns_);
-      else
-        emit_loop_phase(plan_.phases[p]);
+      switch (plan_.phases[p].kind) {
+        case RowPhaseKind::loop: emit_loop_phase(plan_.phases[p]); break;
+        case RowPhaseKind::reduce: emit_reduce_phase(plan_.phases[p], row, columns_); break;
+        case RowPhaseKind::column_reduce: emit_column_reduce_phase(plan_.phases[p], column_reduces++); break;
+      }
     }
   });
   if (plan_.streaming_stores) fence_streaming_stores(builder_, module_);
@@ -207,6 +219,14 @@ void RowLowering::emit_prologue() {
   inner_rows_ = field(index_type_, offsetof(RowArgs, inner_rows), "inner_rows");
   llvm::Value* outputs = field(pointer, offsetof(RowArgs, outputs), "outputs");
   llvm::Value* scratch = field(pointer, offsetof(RowArgs, scratch), "scratch");
+  row_step_ = plan_.reduces_rows ? field(index_type_, offsetof(RowArgs, row_step), "row_step") : index(1);
+  column_lanes_.clear();
+  if (plan_.reduces_rows) {
+    llvm::Value* lanes = field(pointer, offsetof(RowArgs, column_lanes), "column_lanes");
+    for (const RowPlanPhase& phase : plan_.phases)
+      if (phase.kind == RowPhaseKind::column_reduce)
+        column_lanes_.push_back(load_pointer(lanes, column_lanes_.size(), "lanes"));
+  }
   auto stride = [&](int input, int which) {
     return builder_.CreateAlignedLoad(
         index_type_,
@@ -251,7 +271,7 @@ void RowLowering::emit_prologue() {
 void RowLowering::emit_row_setup(llvm::Value* row) {
   ElementwiseEmitter scalar(builder_, module_, 1);
   const RowPosition at = row_position(row);
-  const RowPosition next = next_position(at);
+  const RowPosition next = plan_.reduces_rows ? row_position(builder_.CreateAdd(row, row_step_)) : next_position(at);
   for (std::size_t v = 0; v < plan_.values.size(); ++v) {
     const RowValue& value = plan_.values[v];
     Current& c = current_[v];
@@ -486,7 +506,8 @@ void RowLowering::emit_gathered_row_prefetch(std::size_t gathered, std::size_t i
   const Current& index_source = current_[index_value];
   const Current& table = current_[gathered];
   const RowPosition ahead = row_position(builder_.CreateBinaryIntrinsic(
-      llvm::Intrinsic::smin, builder_.CreateAdd(row_, index(kGatherAhead)), builder_.CreateSub(end_, index(1))));
+      llvm::Intrinsic::smin, builder_.CreateAdd(row_, builder_.CreateMul(row_step_, index(kGatherAhead))),
+      builder_.CreateSub(end_, index(1))));
   llvm::Type* index_element = memory_type(index_value_kind.dtype);
   llvm::Value* later = builder_.CreateAlignedLoad(
       index_element, builder_.CreateGEP(index_element, index_source.base, row_offset(index_source, ahead)),
@@ -558,8 +579,9 @@ llvm::Value* RowLowering::emit_gather(const LoopPlan& plan, const std::vector<in
   return emitter.from_memory(value.dtype, vector);
 }
 
-void RowLowering::emit_loop_phase(const RowPlanPhase& phase) {
-  LoopShape shape = choose_loop_shape(phase.expression, vector_bits_);
+template <typename At>
+void RowLowering::emit_column_walk(const LoopPlan& expression, const std::vector<int>& writes, At at) {
+  LoopShape shape = choose_loop_shape(expression, vector_bits_);
   if (shape.interleaved) {
     // A row phase with vector math keeps one vector per iteration: with four registers
     // interleaved W5's softmax (its exp phase) took 4.2-4.8 ms instead of 3.9-4.2 in f32 and
@@ -567,9 +589,24 @@ void RowLowering::emit_loop_phase(const RowPlanPhase& phase) {
     shape.unroll = 1;
     shape.interleaved = false;
   }
+  const auto lanes = static_cast<std::int64_t>(shape.lanes);
+  const std::int64_t group = lanes * shape.unroll;
+  llvm::Value* unrolled_end = builder_.CreateAnd(columns_, index(~(group - 1)));
+  llvm::Value* vector_end = builder_.CreateAnd(columns_, index(~(lanes - 1)));
+  emit_counted_loop("loop_unrolled", index(0), unrolled_end, group, [&](llvm::Value* column) {
+    emit_next_row_prefetch(column, group, writes);
+    for (unsigned u = 0; u < shape.unroll; ++u)
+      at(shape.lanes, builder_.CreateAdd(column, index(u * lanes)));
+  });
+  emit_counted_loop("loop_vector", unrolled_end, vector_end, lanes,
+                    [&](llvm::Value* column) { at(shape.lanes, column); });
+  emit_counted_loop("loop_tail", vector_end, columns_, 1, [&](llvm::Value* column) { at(1, column); });
+}
+
+void RowLowering::emit_loop_phase(const RowPlanPhase& phase) {
   const std::vector<llvm::Value*> hoisted = emit_row_invariants(phase.expression, phase.reads);
   emit_gathered_rows(phase.expression, phase.reads, hoisted);
-  auto columns_at = [&](unsigned lanes, llvm::Value* column) {
+  emit_column_walk(phase.expression, phase.writes, [&](unsigned lanes, llvm::Value* column) {
     std::vector<llvm::Value*> values = emit_expression(phase.expression, lanes, [&](std::size_t k) {
       return load_value(phase.reads[k], lanes, column);
     }, hoisted, {}, &phase.reads, column);
@@ -587,20 +624,30 @@ void RowLowering::emit_loop_phase(const RowPlanPhase& phase) {
       else
         builder_.CreateAlignedStore(stored, pointer, align(dtype));
     }
-  };
-  const auto lanes = static_cast<std::int64_t>(shape.lanes);
-  const std::int64_t group = lanes * shape.unroll;
-  llvm::Value* unrolled_end = builder_.CreateAnd(columns_, index(~(group - 1)));
-  llvm::Value* vector_end = builder_.CreateAnd(columns_, index(~(lanes - 1)));
-  emit_counted_loop("loop_unrolled", index(0), unrolled_end, group, [&](llvm::Value* column) {
-    emit_next_row_prefetch(column, group, phase.writes);
-    for (unsigned u = 0; u < shape.unroll; ++u)
-      columns_at(shape.lanes, builder_.CreateAdd(column, index(u * lanes)));
   });
-  emit_counted_loop("loop_vector", unrolled_end, vector_end, lanes,
-                    [&](llvm::Value* column) { columns_at(shape.lanes, column); });
-  emit_counted_loop("loop_tail", vector_end, columns_, 1,
-                    [&](llvm::Value* column) { columns_at(1, column); });
+}
+
+// Row r's values go to lane r mod V of block r / kReductionBlock (a block holds whole groups of
+// V rows); every row of a call has the same lane, so its lane row stays in L1 across the call.
+void RowLowering::emit_column_reduce_phase(const RowPlanPhase& phase, std::size_t lanes_index) {
+  const DType accumulator = phase.accumulator_dtype;
+  const std::int64_t lane_count = ir::reduction_lanes(itemsize(accumulator));
+  llvm::Type* element = memory_type(accumulator);
+  llvm::Value* block = builder_.CreateUDiv(row_, index(ir::kReductionBlock), "lanes_block");
+  llvm::Value* lane = builder_.CreateAnd(row_, index(lane_count - 1), "lane");
+  llvm::Value* lane_row = builder_.CreateGEP(
+      element, column_lanes_[lanes_index],
+      builder_.CreateMul(builder_.CreateAdd(builder_.CreateMul(block, index(lane_count)), lane), columns_), "lane_row");
+  const std::vector<llvm::Value*> hoisted = emit_row_invariants(phase.expression, phase.reads);
+  emit_gathered_rows(phase.expression, phase.reads, hoisted);
+  emit_column_walk(phase.expression, {}, [&](unsigned lanes, llvm::Value* column) {
+    ElementwiseEmitter emitter(builder_, module_, lanes);
+    llvm::Type* type = lanes == 1 ? element : llvm::FixedVectorType::get(element, lanes);
+    llvm::Value* pointer = builder_.CreateGEP(element, lane_row, column);
+    llvm::Value* old = emitter.from_memory(accumulator, builder_.CreateAlignedLoad(type, pointer, align(accumulator)));
+    llvm::Value* sum = combine(phase, lanes, old, emit_producer(phase, lanes, column, hoisted));
+    builder_.CreateAlignedStore(emitter.to_memory(accumulator, sum), pointer, align(accumulator));
+  });
 }
 
 llvm::Value* RowLowering::emit_producer(const RowPlanPhase& phase, unsigned lanes, llvm::Value* column,

@@ -80,7 +80,7 @@ RowPlan make_row_plan(const RowKernelSpec& spec) {
     TJ_INTERNAL_CHECK(phase.reads.size() == phase.inputs.size())
         << "row kernel: " << phase.inputs.size() << " inputs but " << phase.reads.size() << " reads";
     RowPlanPhase entry;
-    entry.reduce = phase.reduce;
+    entry.kind = phase.kind;
     entry.op = phase.op;
     entry.reads = phase.reads;
     entry.writes = phase.writes;
@@ -96,7 +96,7 @@ RowPlan make_row_plan(const RowKernelSpec& spec) {
                         (!value.gathered || value.kind == RowValueKind::column_input))
           << "row kernel: value " << phase.reads[k] << " is gathered from in one place and read as a value in another";
     }
-    if (!phase.reduce) {
+    if (phase.kind == RowPhaseKind::loop) {
       TJ_INTERNAL_CHECK(phase.writes.size() == phase.expression.outputs.size())
           << "row kernel: a loop phase has " << phase.expression.outputs.size() << " outputs but "
           << phase.writes.size() << " writes";
@@ -110,6 +110,15 @@ RowPlan make_row_plan(const RowKernelSpec& spec) {
         << "row kernel: a producer has " << phase.expression.outputs.size() << " outputs, not 1";
     entry.input_dtype = phase.expression.outputs.front()->dtype();
     entry.accumulator_dtype = reduce_accumulator_dtype(phase.op, entry.input_dtype);
+    if (phase.kind == RowPhaseKind::column_reduce) {
+      TJ_INTERNAL_CHECK(phase.op == ir::Op::reduce_sum &&
+                        (entry.input_dtype == DType::f32 || entry.input_dtype == DType::f64) &&
+                        phase.writes.empty() && phase.consumer.outputs.empty())
+          << "row kernel: a column_reduce phase is an f32 or f64 sum that writes no value";
+      plan.reduces_rows = true;
+      plan.phases.push_back(std::move(entry));
+      continue;
+    }
     TJ_INTERNAL_CHECK(phase.result && phase.result->op() == ir::Op::input &&
                       phase.result->dtype() == entry.accumulator_dtype)
         << "row kernel: the result leaf is not an input of the accumulator dtype";
@@ -147,7 +156,10 @@ std::string row_plan_text(const RowPlan& plan) {
     text += fmt::format(":in{}:out{}:scratch{};", value.input, value.output, value.scratch);
   }
   for (const RowPlanPhase& phase : plan.phases) {
-    if (phase.reduce) {
+    if (phase.kind == RowPhaseKind::column_reduce) {
+      text += fmt::format(" | column_reduce {}:{} reads{}; producer {}", ir::op_name(phase.op),
+                          dtype_name(phase.input_dtype), list_text(phase.reads), loop_plan_text(phase.expression));
+    } else if (phase.kind == RowPhaseKind::reduce) {
       text += fmt::format(" | reduce {}:{}->{} reads{}; producer {}; consumer reads{} writes{}; {}",
                           ir::op_name(phase.op), dtype_name(phase.input_dtype),
                           dtype_name(phase.accumulator_dtype), list_text(phase.reads),

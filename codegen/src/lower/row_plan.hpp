@@ -12,11 +12,11 @@
 namespace tensorjit::codegen {
 
 struct RowPlanPhase {
-  bool reduce = false;
+  RowPhaseKind kind = RowPhaseKind::loop;
   ir::Op op = ir::Op::reduce_sum;
-  DType input_dtype = DType::f32;        // reduce: the producer's output
-  DType accumulator_dtype = DType::f32;  // reduce: the lanes' and the result's dtype
-  LoopPlan expression;                   // loop: outputs; reduce: the producer
+  DType input_dtype = DType::f32;        // reduce, column_reduce: the producer's output
+  DType accumulator_dtype = DType::f32;  // reduce, column_reduce: the lanes' and the result's dtype
+  LoopPlan expression;                   // loop: outputs; reduce, column_reduce: the producer
   std::vector<int> reads;
   std::vector<int> writes;
   LoopPlan consumer;                     // reduce: input 0 is the result, then consumer inputs
@@ -27,6 +27,7 @@ struct RowPlanPhase {
 struct RowPlan {
   std::vector<RowValue> values;
   std::vector<RowPlanPhase> phases;
+  bool reduces_rows = false;      // a column_reduce phase: rows run RowArgs::row_step apart
   bool streaming_stores = false;  // RowKernelSpec::streaming_stores
   std::vector<bool> streamed;     // per value: stored with non-temporal stores
 };

@@ -31,6 +31,17 @@
 //           the result (leaf `result`), row inputs and row values, one element per row; its
 //           outputs are row values. So the bits are those of the reduce kernel (reduce_kernel.hpp)
 //           and of the interpreter.
+//   column_reduce  a sum over the rows, for each column, of a producer expression (like a reduce
+//           phase's: one output, f32 or f64, its own accumulator dtype), into the virtual lanes of
+//           the strict order (ir/reduction_order.hpp) over the rows: row r is element r of each
+//           column's reduction, so it goes to lane r mod V of block r / kReductionBlock, and the
+//           phase adds its producer's row into that lane's row of RowArgs::column_lanes[k] (k
+//           counting the column_reduce phases in order), [blocks, V, columns] of the accumulator
+//           dtype, element by element in the per-lane instructions of a loop phase. The caller
+//           fills the lanes with the neutral value (-0.0) first, makes the rows of one lane run in
+//           increasing order on one thread (RowArgs::row_step = V walks one lane of one block per
+//           call), and combines the lanes afterwards: the tree per block, blocks left to right.
+//           It writes no value the later phases read.
 // Gathers. A phase's expression may hold gathers (loop_kernel.hpp, "Gathers", with the same
 // rules): operand 0 is a leaf whose value is a `gathered` column_input, read only by gathers, its
 // strides those of the gathered tensor over the domain with the indexed axis's set to 0 (so row r,
@@ -47,7 +58,8 @@
 // keeping the earliest position the call meets; the caller throws (ir::throw_index_out_of_range).
 // Every element of a loop phase gets the same per-lane instructions in the vector body and the
 // scalar tail, so the bits do not depend on where a row ends, nor on how rows are split across
-// calls: any split of the rows across threads gives the same bits.
+// calls: any split of the rows across threads gives the same bits (with column_reduce phases, any
+// split that keeps each lane's rows in order on one thread).
 #pragma once
 
 #include <cstdint>
@@ -71,9 +83,13 @@ struct RowArgs {
   // inputs' entries are not read. May be null when nothing is gathered.
   const std::int64_t* gather_bounds;
   IndexFault* fault;  // may be null when nothing is gathered
+  // Read only by kernels with column_reduce phases (others run every row of [begin, end)): the
+  // rows run are begin, begin + row_step, ... below end; per column_reduce phase, its lanes.
+  std::int64_t row_step;
+  void* const* column_lanes;
 };
 
-// Runs rows [begin, end).
+// Runs rows [begin, end) (every row_step-th, with column_reduce phases).
 using RowFunction = void(const RowArgs* args, std::int64_t begin, std::int64_t end);
 
 enum class RowValueKind : std::uint8_t { column_input, row_input, column_value, row_value };
@@ -89,10 +105,12 @@ struct RowValue {
   int scratch = -1;  // column_value with no output: its scratch row
 };
 
+enum class RowPhaseKind : std::uint8_t { loop, reduce, column_reduce };
+
 struct RowPhase {
-  bool reduce = false;
-  ir::Op op = ir::Op::reduce_sum;         // reduce: the reduction (is_jit_reduction)
-  ir::Graph expression;                   // loop: its outputs; reduce: the producer, one output
+  RowPhaseKind kind = RowPhaseKind::loop;
+  ir::Op op = ir::Op::reduce_sum;         // reduce: the reduction (is_jit_reduction); column_reduce: reduce_sum
+  ir::Graph expression;                   // loop: its outputs; reduce, column_reduce: the producer, one output
   std::vector<ir::NodePtr> inputs;        // the expression's `input` leaves
   std::vector<int> reads;                 // the value each input stands for
   std::vector<int> writes;                // loop: the column value of each output

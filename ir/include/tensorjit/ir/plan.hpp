@@ -48,9 +48,14 @@ std::string_view step_kind_name(Step::Kind kind);
 // row step only as its prologue (fuse_rows.hpp).
 bool computes_gather(const Step& step);
 
-// The reduction of a row step's first reduce part (its first part, or the one after its
-// gathering prologue, fuse_rows.hpp), whose input shape is the step's domain and whose first axis
-// is the first column axis; null when the step has none.
+// Whether `part`, a reduce part of a row step, reduces each column over the rows (its reduction's
+// axes are the domain's row axes: a column sum, as the gradients of layernorm's gamma and beta,
+// fuse_rows.hpp) rather than each row over its columns.
+bool reduces_rows(const Step& part);
+
+// The reduction of a row step's first part that reduces over the columns (its first part, or the
+// one after its gathering prologue, fuse_rows.hpp), whose input shape is the step's domain and
+// whose first axis is the first column axis; null when the step has none.
 NodePtr row_step_reduction(const Step& step);
 
 // Calls read(input) for what `node` reads: its inputs and, for a matmul whose operand is a cast of
