@@ -406,7 +406,7 @@ void RowLowering::emit_next_row_prefetch(llvm::Value* column, std::int64_t count
     if (value.output < 0 || plan_.streamed[v]) continue;  // streamed: written around the caches
     const auto size = static_cast<std::int64_t>(itemsize(value.dtype));
     llvm::Value* next = builder_.CreateGEP(memory_type(value.dtype), current_[v].row,
-                                           builder_.CreateAdd(columns_, column));
+                                           builder_.CreateAdd(builder_.CreateMul(row_step_, columns_), column));
     for (std::int64_t byte = 0; byte < count * size; byte += 64)
       builder_.CreateCall(prefetch, {builder_.CreateConstGEP1_64(builder_.getInt8Ty(), next, byte),
                                      builder_.getInt32(1), builder_.getInt32(2), builder_.getInt32(1)});
