@@ -1,7 +1,7 @@
 // Philox4x32-10 (ir/philox.hpp) in LLVM IR, on vectors of i64 lanes that each hold one 32-bit word
 // in their low half: the round's 32 x 32 -> 64-bit products are then one unsigned multiply of
 // 64-bit lanes (x86's pmuludq, which reads only the low halves: 8 products per AVX-512
-// instruction), the high word a shift and the low word the lane itself, whose upper half is
+// instruction), the high word a dword shuffle (a shift on scalars) and the low word the lane itself, whose upper half is
 // never read again but through xor into words that are multiplied or truncated, where it drops
 // out. As Random123's and JAX's vector Philox, one block per lane.
 #pragma once
