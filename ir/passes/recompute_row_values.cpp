@@ -38,6 +38,14 @@ std::vector<NodePtr> nodes_of(const Step& part, const Node* out) {
   return nodes;
 }
 
+// A recomputed value may read up to two values over the rows. Its reader's rows of them are in L1
+// anyway (the step reads them), while a scratch row adds a row to what each row keeps in L1: the
+// layernorm backward pass, whose dy * x-hat and dy * gamma were stored for the later parts, ran
+// 3.7-4.2 ms a call (4096 x 1024 f32, one thread) against 2.8-3.0 with them recomputed
+// (docs/reductions.md). With one, as before, the backward pass kept four scratch rows and its
+// row no longer fitted in L1 beside x, dy, gamma, dx and the sums' lane rows.
+constexpr std::size_t kMaxRowsRead = 2;
+
 // `nodes` in topological order. An op whose operands are the same across each row (per-row
 // values, constants) runs once per row whatever it is (the row kernel hoists it), so only the
 // others must be cheap.
@@ -65,7 +73,7 @@ bool worth_recomputing(const std::vector<NodePtr>& nodes, const Shape& domain) {
       return false;
     }
   }
-  return column_leaves.size() <= 1;
+  return column_leaves.size() <= kMaxRowsRead;
 }
 
 bool reads(const Step& part, const Node* value) {

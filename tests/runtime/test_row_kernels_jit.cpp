@@ -168,9 +168,20 @@ TEST_SUITE("runtime") {
                                            "part 2 (loop): div sub div add rsqrt mul mul add"});
           // Written too (a step output): stored once, read back by the later phases.
           check_row_step({normalised, centred});
-          // Built from two rows (x and x reversed): stored, as reading it back reads one row.
+          // Built from two rows (x and x reversed): recomputed by its readers; from three: stored.
           auto mixed = x - x.flip(1) * x.max({-1}, true);
           check_row_step({mixed / (mixed * mixed).sum({-1}, true)});
+          auto other = (x * 3.0f).eval();
+          auto three = mixed + other;
+          check_row_step({three / (three * three).sum({-1}, true)});
+          if (columns > 1 && rows > 1) {
+            CHECK(parts_of(mixed / (mixed * mixed).sum({-1}, true)) ==
+                  std::vector<std::string>{"part 0 (reduce): reduce_max", "part 1 (reduce): mul sub mul reduce_sum",
+                                           "part 2 (loop): mul sub div"});
+            CHECK(parts_of(three / (three * three).sum({-1}, true)) ==
+                  std::vector<std::string>{"part 0 (reduce): reduce_max", "part 1 (loop): mul sub add mul",
+                                           "part 2 (reduce): reduce_sum", "part 3 (loop): div"});
+          }
           // exp is not cheap: softmax keeps exp(x - max) in a loop phase.
           if (columns > 1 && rows > 1)
             CHECK(parts_of(tj::softmax(x, -1)) ==
