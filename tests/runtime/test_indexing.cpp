@@ -150,6 +150,11 @@ TEST_SUITE("runtime") {
           check({y});
           // The summed rows kept as well: written by the row kernel too.
           check({y, x});
+          // dgamma and dbeta after the gathering prologue: sums over the rows in the same step.
+          const tj::Tensor dy = random_values(rng, {tokens[0], tokens[1], hidden}, tj::f32).eval();
+          check(tj::grad(y, {gamma, beta}, dy));
+          check({y, (x * dy).sum({0, 1})});
+          if (tokens[0] * tokens[1] > 0) CHECK(plan_of({y, (x * dy).sum({0, 1})}).find("step 1") == std::string::npos);
           // One gather, its index computed per row in the kernel, and a softmax over the row.
           check({tj::softmax(tj::take(word, tj::remainder(ids * 3, tj::scalar<std::int64_t>(50)).astype(index_dtype)), -1)});
         }
