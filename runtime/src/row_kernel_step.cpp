@@ -395,14 +395,19 @@ void PreparedRow::launch(const ir::Step& step, ValueTable& values, const StepDum
   auto* function = prepared.kernel->as<codegen::RowFunction>();
   // Sums over the rows (column_reduce phases) keep each lane's rows in order on one thread: a call
   // walks one lane of one block, row_step rows apart, and the calls are split over the pool.
+  // With sums of both f32 (64 lanes) and f64 (32), a call walks 32 rows apart: rows l and l + 32
+  // of the f32 sums' lanes are then both that call's.
   std::vector<ColumnLanes> lanes;
   std::vector<void*> lane_pointers;
-  std::int64_t row_step = 1;
   for (const auto& sum : prepared.column_sums) {
     lanes.emplace_back(sum.dtype, rows, columns);
     lane_pointers.push_back(lanes.back().data());
-    row_step = row_step == 1 ? lanes.back().lane_count() : std::min(row_step, lanes.back().lane_count());
   }
+  std::int64_t row_step = 1;
+  if (!lanes.empty())
+    row_step = std::min_element(lanes.begin(), lanes.end(), [](const ColumnLanes& a, const ColumnLanes& b) {
+                 return a.lane_count() < b.lane_count();
+               })->lane_count();
   const std::int64_t blocks = (rows + ir::kReductionBlock - 1) / ir::kReductionBlock;
   const std::int64_t units = lanes.empty() ? rows : blocks * row_step;
   const std::int64_t work = rows * std::max<std::int64_t>(columns, 1);

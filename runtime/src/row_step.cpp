@@ -86,10 +86,10 @@ void run_row_step(const ir::Step& step, ValueTable& values, const StepDump& dump
     PreparedPart part;
     // The loop parts run on each chunk's range of elements, so in the flat form even when an
     // input is read transposed: their inputs' strides as they are, no staged tiles.
-    if ((*chunked[p]).kind == ir::Step::Kind::loop)
-      part.loop = prepare_loop_step((*chunked[p]), values, part_dump, LoopLaunch::element_ranges);
+    if (chunked[p]->kind == ir::Step::Kind::loop)
+      part.loop = prepare_loop_step(*chunked[p], values, part_dump, LoopLaunch::element_ranges);
     else
-      part.reduce = prepare_reduce_step((*chunked[p]), values, part_dump);
+      part.reduce = prepare_reduce_step(*chunked[p], values, part_dump);
     prepared.push_back(std::move(part));
   }
   for (const auto& node : scratch) values.drop(node.get());
@@ -133,7 +133,7 @@ void run_row_step(const ir::Step& step, ValueTable& values, const StepDump& dump
       const void* fixed = prepared[p].loop ? prepared[p].loop->fixed_pointers[k] : nullptr;
       inputs[p].push_back(fixed ? Operand{static_cast<const char*>(fixed), -1, 0} : operand(leaves[k], true));
     }
-    for (const auto& out : (*chunked[p]).outputs) outputs[p].push_back(operand(out, false));
+    for (const auto& out : chunked[p]->outputs) outputs[p].push_back(operand(out, false));
   }
 
   const std::int64_t rows_per_chunk = std::max<std::int64_t>(

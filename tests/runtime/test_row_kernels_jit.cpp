@@ -253,6 +253,15 @@ TEST_SUITE("runtime") {
     auto gapped = x.slice(1, 0, 5, 2);
     auto shifted = gapped - gapped.max({-1}, true);
     check_row_step({shifted, (shifted * gapped).sum({0, 1})});
+    // f32 and f64 sums in one step: calls walk rows 32 apart, two of the f32 sums' lanes each.
+    for (std::int64_t rows : {31, 100, 4100}) {
+      CAPTURE(rows);
+      auto y = rows_of(rows, 45, tj::f32);
+      check_row_step({y - y.max({-1}, true), (y * 3.0f).sum({0}), y.astype(tj::f64).sum({0}, true)});
+      CHECK(ir::print_plan(ir::plan_graph(graph_of({y - y.max({-1}, true), (y * 3.0f).sum({0}),
+                                                    y.astype(tj::f64).sum({0}, true)})))
+                .find("step 1") == std::string::npos);
+    }
     // No rows.
     auto none = rows_of(0, 7, tj::f32);
     check_against_interpreter(graph_of({none - none.sum({-1}, true), (none * 2.0f).sum({0})}));

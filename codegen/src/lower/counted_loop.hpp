@@ -1,6 +1,7 @@
 // A counted loop in LLVM IR, shared by the reduce and row lowerings: for (i = start; i < end;
-// i += step) body(i), i of start's integer type, step a constant or a value of that type, its blocks appended to `function`. The body may
-// emit blocks of its own; the increment goes where it leaves the builder. Internal to codegen/.
+// i += step) body(i), i of start's integer type, step a constant or a value of that type, its
+// blocks appended to `function`. The body may emit blocks of its own; the increment goes where it
+// leaves the builder. Internal to codegen/.
 #pragma once
 
 #include <cstdint>
