@@ -12,7 +12,7 @@ install(TARGETS tensorjit EXPORT tensorjitTargets
 set_target_properties(tensorjit-dump PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
 install(TARGETS tensorjit-dump RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY runtime/include/tensorjit DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(FILES ir/include/tensorjit/dtype.hpp ir/include/tensorjit/error.hpp
+install(FILES ir/include/tensorjit/dtype.hpp ir/include/tensorjit/error.hpp ir/include/tensorjit/shape.hpp
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tensorjit)
 install(EXPORT tensorjitTargets NAMESPACE tensorjit::
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tensorjit)

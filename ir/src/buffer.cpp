@@ -33,8 +33,8 @@ std::shared_ptr<Buffer> Buffer::allocate(std::size_t bytes, bool zeroed) {
     void* data = mapping_cache::take(length, huge, &recycled);
     TJ_CHECK(data != nullptr) << "out of memory allocating " << bytes << " bytes for a tensor";
     if (recycled && zeroed) std::memset(data, 0, bytes);
-    return std::shared_ptr<Buffer>(
-        new Buffer(data, bytes, [data, length] { mapping_cache::give_back(data, length); }, true));
+    return std::make_shared<Buffer>(MakeKey{}, data, bytes, [data, length] { mapping_cache::give_back(data, length); },
+                                    true);
   }
   // aligned_alloc needs a multiple of the alignment, and a non-null result even for zero bytes.
   std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
@@ -43,17 +43,17 @@ std::shared_ptr<Buffer> Buffer::allocate(std::size_t bytes, bool zeroed) {
   void* data = std::aligned_alloc(kAlignment, rounded);
   TJ_CHECK(data != nullptr) << "out of memory allocating " << bytes << " bytes for a tensor";
   if (zeroed) std::memset(data, 0, rounded);
-  return std::shared_ptr<Buffer>(new Buffer(data, bytes, {}, true));
+  return std::make_shared<Buffer>(MakeKey{}, data, bytes, std::function<void()>{}, true);
 }
 
 std::shared_ptr<Buffer> Buffer::wrap(void* data, std::size_t bytes, std::function<void()> release) {
   if (!release) release = [] {};
-  return std::shared_ptr<Buffer>(new Buffer(data, bytes, std::move(release), false));
+  return std::make_shared<Buffer>(MakeKey{}, data, bytes, std::move(release), false);
 }
 
 std::shared_ptr<Buffer> Buffer::wrap_constant(void* data, std::size_t bytes, std::function<void()> release) {
   if (!release) release = [] {};
-  return std::shared_ptr<Buffer>(new Buffer(data, bytes, std::move(release), false, true));
+  return std::make_shared<Buffer>(MakeKey{}, data, bytes, std::move(release), false, true);
 }
 
 void Buffer::set_cache_limit(std::size_t limit) { mapping_cache::set_limit(limit); }

@@ -3,15 +3,22 @@
 
 #include <tensorjit/ir/node_map.hpp>
 
+#include <array>
+#include <cstddef>
+#include <memory_resource>
+
 namespace tensorjit::ir {
 
 std::vector<NodePtr> topological_order(const Graph& graph, const std::function<bool(const Node&)>& is_leaf) {
   // Iterative depth-first post-order: deep chains (thousands of ops) must not exhaust the stack.
-  // Room for a small graph up front: growing from empty would reallocate both vectors 4 times.
+  // Room for a small graph up front: growing from empty would reallocate the order 4 times. The
+  // walk's own stack starts in a stack arena: a small graph's walk allocates only its result.
   std::vector<NodePtr> order;
   order.reserve(16);
   NodeMap<bool> done;
-  std::vector<std::pair<const NodePtr*, std::size_t>> stack;
+  std::array<std::byte, 512> arena_bytes;
+  std::pmr::monotonic_buffer_resource arena(arena_bytes.data(), arena_bytes.size());
+  std::pmr::vector<std::pair<const NodePtr*, std::size_t>> stack(&arena);
   stack.reserve(16);
   for (const auto& out : graph.outputs) {
     if (!out || done.contains(out.get())) continue;

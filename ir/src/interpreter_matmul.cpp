@@ -34,7 +34,7 @@ struct MatrixStrides {
 
 MatrixStrides matrix_strides(const Strides& strides) {
   const std::size_t rank = strides.size();
-  return {std::span(strides).first(rank - 2), strides[rank - 2], strides[rank - 1]};
+  return {std::span<const std::int64_t>(strides).first(rank - 2), strides[rank - 2], strides[rank - 1]};
 }
 
 template <typename T>

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <thread>
 #include <fmt/format.h>
@@ -368,7 +369,7 @@ template <typename T> void hash_combine(std::size_t& seed, const T& value) {
   seed ^= std::hash<T>{}(value) + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
 }
 
-void hash_ints(std::size_t& seed, const std::vector<std::int64_t>& values) {
+void hash_ints(std::size_t& seed, std::span<const std::int64_t> values) {
   for (auto v : values) hash_combine(seed, v);
 }
 

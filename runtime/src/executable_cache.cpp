@@ -1,9 +1,11 @@
 #include "runtime/src/executable_cache.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <list>
 #include <mutex>
+#include <span>
 #include <string>
 #include <unordered_map>
 
@@ -17,20 +19,28 @@ namespace {
 
 // Appends the graph's structure as binary words: per node in topological order its op, dtype,
 // shape, typed attributes (no buffer or id: inputs are told apart by position) and the positions
-// of its inputs; then the outputs' positions. The words go to a vector (an inlined store each;
-// std::string::append, called 40 times per eval of a*b + c, was a tenth of its cost) and become
-// the cache's string key only when a graph is new.
+// of its inputs; then the outputs' positions. The words are stored one inlined store each
+// (std::string::append, called 40 times per eval of a*b + c, was a tenth of its cost; a
+// std::pmr::vector's push_back, not inlined, 7%) into the writer's own array, or a heap vector once
+// a graph of more than about 30 nodes outgrows it, and become the cache's string key only when a
+// graph is new.
 class KeyWriter {
  public:
-  void word(std::int64_t v) { words_.push_back(v); }
-  void words(const std::vector<std::int64_t>& vs) {
+  KeyWriter() = default;
+  KeyWriter(const KeyWriter&) = delete;
+  KeyWriter& operator=(const KeyWriter&) = delete;
+
+  void word(std::int64_t v) {
+    if (next_ == end_) grow();
+    *next_++ = v;
+  }
+  void words(std::span<const std::int64_t> vs) {
     word(static_cast<std::int64_t>(vs.size()));
     for (auto v : vs) word(v);
   }
   void real(double v) { word(std::bit_cast<std::int64_t>(v)); }
-  void reserve(std::size_t count) { words_.reserve(count); }
   std::string_view key() const {
-    return {reinterpret_cast<const char*>(words_.data()), words_.size() * sizeof(std::int64_t)};
+    return {reinterpret_cast<const char*>(begin_), static_cast<std::size_t>(next_ - begin_) * sizeof(std::int64_t)};
   }
 
   // `argument`: a constant the kernels read as an argument (is_argument).
@@ -93,7 +103,23 @@ class KeyWriter {
   }
 
  private:
-  std::vector<std::int64_t> words_;
+  // Moves the words to a heap array twice as large. Out of line, so that word() is small enough
+  // for GCC to inline at each of its calls (it did not with grow() inside).
+  [[gnu::cold, gnu::noinline]] void grow() {
+    const std::size_t used = static_cast<std::size_t>(next_ - begin_);
+    std::vector<std::int64_t> larger(2 * static_cast<std::size_t>(end_ - begin_));
+    std::copy(begin_, next_, larger.begin());
+    heap_ = std::move(larger);
+    begin_ = heap_.data();
+    next_ = begin_ + used;
+    end_ = begin_ + heap_.size();
+  }
+
+  std::array<std::int64_t, 256> inline_;
+  std::vector<std::int64_t> heap_;  // empty until the inline array is full
+  std::int64_t* begin_ = inline_.data();
+  std::int64_t* next_ = inline_.data();
+  std::int64_t* end_ = inline_.data() + inline_.size();
 };
 
 struct Cache {
@@ -172,7 +198,6 @@ std::shared_ptr<Executable> executable_for(const ir::Graph& graph, const std::ve
   const Arguments arguments = argument_constants(graph, order);
   ir::NodeMap<std::int64_t> position(order.size());
   KeyWriter writer;
-  writer.reserve(8 * order.size());  // ~ a node's words: one allocation, not six regrowths
   leaves.clear();
   leaves.reserve(order.size());
   for (const auto& node : order) {

@@ -1,7 +1,9 @@
 #include "runtime/src/executor.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <memory_resource>
 #include <fmt/format.h>
 #include <fstream>
 
@@ -342,7 +344,7 @@ std::vector<ir::Value> run_graph(const ir::Graph& graph, const std::vector<ir::N
   std::filesystem::path dump_folder = start_dump(graph, executable->plan);
   if (codegen::logger().should_log(spdlog::level::debug))
     codegen::logger().debug("eval: {} steps\n{}", executable->plan.steps.size(), ir::print_plan(executable->plan));
-  return run_plan(executable->plan, dump_folder, nullptr, std::move(values), &executable->cache);
+  return run_plan(executable->plan, dump_folder, nullptr, values, &executable->cache);
 }
 
 }  // namespace
@@ -354,11 +356,15 @@ std::vector<ir::Value> run_graph(const ir::Graph& graph) {
   return run_graph(graph, ir::topological_order(graph), none);
 }
 
-void evaluate(const std::vector<Tensor>& tensors) { evaluate(tensors, {}); }
+void evaluate(std::span<const Tensor> tensors) { evaluate(tensors, {}); }
 
-std::vector<Donated> evaluate(const std::vector<Tensor>& tensors, const std::vector<Donation>& donations) {
+std::vector<Donated> evaluate(std::span<const Tensor> tensors, const std::vector<Donation>& donations) {
   std::vector<Donated> donated(donations.size(), Donated::none);
-  std::vector<std::shared_ptr<TensorImpl>> pending;
+  // The handles to point at their values (the caller holds them), in a stack arena: an eval of
+  // one tensor allocates nothing for them.
+  std::array<std::byte, 256> arena_bytes;
+  std::pmr::monotonic_buffer_resource arena(arena_bytes.data(), arena_bytes.size());
+  std::pmr::vector<TensorImpl*> pending(&arena);
   std::vector<ir::NodePtr> nodes;
   // The position in `nodes` of each tensor evaluated (tensors.size() when it is not), kept only
   // when there are donations: an eval without them allocates nothing more for them.
@@ -368,7 +374,7 @@ std::vector<Donated> evaluate(const std::vector<Tensor>& tensors, const std::vec
     ir::NodePtr node = node_of(tensors[t], "eval");
     if (is_materialized(node)) continue;
     if (!donations.empty()) position[t] = nodes.size();
-    pending.push_back(tensors[t].impl());
+    pending.push_back(tensors[t].impl().get());
     nodes.push_back(std::move(node));
   }
   if (nodes.empty()) return donated;

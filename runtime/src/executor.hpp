@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include <tensorjit/ir/graph.hpp>
@@ -14,7 +15,8 @@
 
 namespace tensorjit::detail {
 
-void evaluate(const std::vector<Tensor>& tensors);
+// A span, not a vector: Tensor::eval passes itself without an allocation.
+void evaluate(std::span<const Tensor> tensors);
 
 // A buffer an eval may write one of its outputs into instead of a new one (Tensor::assign and
 // tj::optim; docs/contracts.md, contract 1, "assign").
@@ -32,7 +34,7 @@ enum class Donated : std::uint8_t { none, in_place, spare };
 // keeps value semantics (executor.cpp, "Donations"). For each donation, which buffer was used.
 // When the target's buffer was written in place, the target handle points at a new input node
 // over it (the buffer's version moved on); the evaluated tensor points at the value either way.
-std::vector<Donated> evaluate(const std::vector<Tensor>& tensors, const std::vector<Donation>& donations);
+std::vector<Donated> evaluate(std::span<const Tensor> tensors, const std::vector<Donation>& donations);
 
 // The graph an eval of these nodes would run: realized nodes replaced by inputs (used by eval and
 // by the dumps).

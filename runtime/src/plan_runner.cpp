@@ -5,7 +5,7 @@
 namespace tensorjit::detail {
 
 std::vector<ir::Value> run_plan(const ir::Plan& plan, const std::filesystem::path& dump_folder,
-                                StepTimes* times, ValueTable values, PlanCache* cache) {
+                                StepTimes* times, ValueTable& values, PlanCache* cache) {
   // Each materialised value is dropped after the last step that reads it (or kept if an output).
   // A matmul reading a widening cast no step computes reads the 16-bit value under it
   // (resolve_product_operand; ir::for_each_read): that value lives until the matmul's step too.
@@ -39,7 +39,8 @@ std::vector<ir::Value> run_plan(const ir::Plan& plan, const std::filesystem::pat
 namespace tensorjit::internal {
 
 std::vector<ir::Value> run_plan(const ir::Plan& plan, const std::filesystem::path& dump_folder, StepTimes* times) {
-  return detail::run_plan(plan, dump_folder, times);
+  detail::ValueTable values;
+  return detail::run_plan(plan, dump_folder, times, values);
 }
 
 }  // namespace tensorjit::internal

@@ -18,8 +18,7 @@ using internal::StepTimes;
 // One value per graph output, computed by running every step of the plan in order. Kernels dump
 // into `dump_folder` when it is not empty.
 // `values` may hold bindings already (ValueTable::bind); `cache`, when given, keeps prepared steps.
-std::vector<ir::Value> run_plan(const ir::Plan& plan, const std::filesystem::path& dump_folder,
-                                StepTimes* times = nullptr, ValueTable values = {},
-                                PlanCache* cache = nullptr);
+std::vector<ir::Value> run_plan(const ir::Plan& plan, const std::filesystem::path& dump_folder, StepTimes* times,
+                                ValueTable& values, PlanCache* cache = nullptr);
 
 }  // namespace tensorjit::detail

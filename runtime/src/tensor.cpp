@@ -41,7 +41,7 @@ Tensor& Tensor::assign(const Tensor& value) & {
     const ir::NodePtr node = node_of(result, "assign");
     if (ir::is_source(node->op()) || ir::is_movement(node->op()) || node->is_realized()) result = result.copy();
     const std::vector<detail::Donation> donations{{0, impl_, nullptr}};
-    if (detail::evaluate({result}, donations).front() == detail::Donated::in_place) return *this;
+    if (detail::evaluate(std::span(&result, 1), donations).front() == detail::Donated::in_place) return *this;
   }
   // Contiguous after the eval, whatever the plan made of the value (x.T * 1 is a view of x).
   result.eval();
@@ -67,7 +67,7 @@ int Tensor::rank() const {
 std::int64_t Tensor::size() const { return node_of(*this, "size")->numel(); }
 
 const Tensor& Tensor::eval() const {
-  detail::evaluate({*this});
+  detail::evaluate(std::span(this, 1));
   return *this;
 }
 

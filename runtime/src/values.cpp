@@ -14,7 +14,7 @@ namespace detail {
 ir::Value value_of(const Tensor& tensor, std::string_view op) {
   ir::NodePtr node = node_of(tensor, op);
   if (node->op() != ir::Op::input || !node->attr<ir::InputAttr>().buffer) {
-    evaluate({tensor});
+    evaluate(std::span(&tensor, 1));
     node = tensor.impl()->node();
   }
   const auto& input = node->attr<ir::InputAttr>();

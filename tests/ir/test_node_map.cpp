@@ -78,3 +78,50 @@ TEST_CASE("an address map agrees with std::unordered_map under random inserts an
     CHECK(*emptied.find(keys[0].get()) == "again");
   }
 }
+
+namespace {
+
+// Counts the values alive, to show which slots hold one.
+struct Counted {
+  static inline int alive = 0;
+  int payload = 0;
+  Counted() { ++alive; }
+  explicit Counted(int p) : payload(p) { ++alive; }
+  Counted(const Counted& other) : payload(other.payload) { ++alive; }
+  Counted(Counted&& other) noexcept : payload(other.payload) { ++alive; }
+  Counted& operator=(const Counted&) = default;
+  Counted& operator=(Counted&&) noexcept = default;
+  ~Counted() { --alive; }
+};
+
+}  // namespace
+
+TEST_CASE("an address map holds a value only for each key it holds, through growth, erases, copies and moves") {
+  std::vector<std::unique_ptr<Object>> keys;
+  for (int i = 0; i < 50; ++i) keys.push_back(std::make_unique<Object>());
+  {
+    AddressMap<Object, Counted> map;
+    CHECK(Counted::alive == 0);  // its 16 inline slots construct nothing
+    for (int i = 0; i < 5; ++i) map.insert(keys[static_cast<std::size_t>(i)].get(), Counted(i));
+    CHECK(Counted::alive == 5);
+    for (int i = 5; i < 50; ++i) map.insert(keys[static_cast<std::size_t>(i)].get(), Counted(i));  // to the heap
+    CHECK(Counted::alive == 50);
+    for (int i = 0; i < 50; i += 2) map.erase(keys[static_cast<std::size_t>(i)].get());
+    CHECK(Counted::alive == 25);
+    AddressMap<Object, Counted> copy = map;
+    CHECK(Counted::alive == 50);
+    AddressMap<Object, Counted> moved = std::move(copy);
+    CHECK(Counted::alive == 50);
+    for (int i = 1; i < 50; i += 2) CHECK(moved.find(keys[static_cast<std::size_t>(i)].get())->payload == i);
+    AddressMap<Object, Counted> small;
+    small.insert(keys[0].get(), Counted(7));
+    AddressMap<Object, Counted> small_moved = std::move(small);  // inline slots: values moved one by one
+    CHECK(small.size() == 0);  // NOLINT(bugprone-use-after-move): a moved-from map is empty by contract
+    CHECK(small_moved.find(keys[0].get())->payload == 7);
+    CHECK(Counted::alive == 51);
+    moved = small_moved;  // copy assignment over a heap map
+    CHECK(Counted::alive == 27);
+    CHECK(moved.size() == 1);
+  }
+  CHECK(Counted::alive == 0);
+}

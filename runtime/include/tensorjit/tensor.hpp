@@ -17,10 +17,9 @@
 
 #include <tensorjit/dtype.hpp>
 #include <tensorjit/error.hpp>
+#include <tensorjit/shape.hpp>
 
 namespace tensorjit {
-
-using Shape = std::vector<std::int64_t>;
 
 // How a floating-point reduction may order its additions (docs/contracts.md, contract 3).
 enum class Reduction : std::uint8_t {

@@ -51,6 +51,14 @@ class Buffer {
   };
   static Statistics statistics();
 
+  // Only Buffer makes buffers (the factories above); the key lets std::make_shared call the
+  // constructor, so that a buffer and its reference count are one allocation.
+  class MakeKey {
+    friend class Buffer;
+    MakeKey() = default;
+  };
+  Buffer(MakeKey, void* data, std::size_t bytes, std::function<void()> release, bool owned, bool constant = false)
+      : data_(data), bytes_(bytes), owned_(owned), constant_(constant), release_(std::move(release)) {}
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
   ~Buffer();
@@ -69,8 +77,6 @@ class Buffer {
   void bump_version() const { version_.fetch_add(1, std::memory_order_acq_rel); }
 
  private:
-  Buffer(void* data, std::size_t bytes, std::function<void()> release, bool owned, bool constant = false)
-      : data_(data), bytes_(bytes), owned_(owned), constant_(constant), release_(std::move(release)) {}
   static std::shared_ptr<Buffer> allocate(std::size_t bytes, bool zeroed);
   void* data_;
   std::size_t bytes_;

@@ -6,10 +6,12 @@
 #include <string>
 #include <vector>
 
+#include <tensorjit/shape.hpp>
+
 namespace tensorjit::ir {
 
-using Shape = std::vector<std::int64_t>;
-using Strides = std::vector<std::int64_t>;  // in elements, may be negative or zero
+using Shape = tensorjit::Shape;
+using Strides = tensorjit::Shape;  // in elements, may be negative or zero
 
 inline constexpr int kMaxRank = 8;
 
