@@ -145,7 +145,8 @@ class AddressMap {
     heap_capacity_ = 0;
   }
 
-  // Fill an empty map on its inline slots with `other`'s entries, each in the same slot.
+  // Fills this map, empty and on its inline slots, with copies of `other`'s entries, each in the
+  // same slot (of a heap array as large as `other`'s, when it has one).
   void copy_from(const AddressMap& other) {
     if (other.heap_) {
       heap_capacity_ = other.heap_capacity_;
@@ -158,6 +159,7 @@ class AddressMap {
     size_ = other.size_;
   }
 
+  // The same with `other`'s entries moved (its heap array taken whole), leaving `other` empty.
   void move_from(AddressMap& other) noexcept {
     if (other.heap_) {
       heap_ = std::move(other.heap_);
