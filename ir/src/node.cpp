@@ -709,32 +709,45 @@ NodePtr make_iota(DType dtype, std::int64_t count, double start, double step) {
   TJ_CHECK(count >= 0) << "iota: negative count " << count;
   return Node::make(Op::iota, {}, IotaAttr{dtype, Layout::contiguous(Shape{count}), start, step});
 }
-NodePtr make_unary(Op op, NodePtr x) { return Node::make(op, {std::move(x)}); }
-NodePtr make_binary(Op op, NodePtr a, NodePtr b) { return Node::make(op, {std::move(a), std::move(b)}); }
-NodePtr make_cast(NodePtr x, DType dtype) { return Node::make(Op::cast, {std::move(x)}, CastAttr{dtype}); }
+// A node's operand list built from operands passed by value: moved in, where a braced list
+// (an initializer_list, whose elements are const) would copy each one, an atomic increment and
+// decrement of its count per operand of every op a user builds.
+namespace {
+template <class... Operands>
+std::vector<NodePtr> operands(Operands&&... operand) {
+  std::vector<NodePtr> list;
+  list.reserve(sizeof...(operand));
+  (list.push_back(std::forward<Operands>(operand)), ...);
+  return list;
+}
+}  // namespace
+
+NodePtr make_unary(Op op, NodePtr x) { return Node::make(op, operands(std::move(x))); }
+NodePtr make_binary(Op op, NodePtr a, NodePtr b) { return Node::make(op, operands(std::move(a), std::move(b))); }
+NodePtr make_cast(NodePtr x, DType dtype) { return Node::make(Op::cast, operands(std::move(x)), CastAttr{dtype}); }
 NodePtr make_reshape(NodePtr x, Shape shape) {
-  return Node::make(Op::reshape, {std::move(x)}, ShapeAttr{std::move(shape)});
+  return Node::make(Op::reshape, operands(std::move(x)), ShapeAttr{std::move(shape)});
 }
 NodePtr make_expand(NodePtr x, Shape shape) {
-  return Node::make(Op::expand, {std::move(x)}, ShapeAttr{std::move(shape)});
+  return Node::make(Op::expand, operands(std::move(x)), ShapeAttr{std::move(shape)});
 }
 NodePtr make_permute(NodePtr x, std::vector<int> perm) {
-  return Node::make(Op::permute, {std::move(x)}, PermuteAttr{std::move(perm)});
+  return Node::make(Op::permute, operands(std::move(x)), PermuteAttr{std::move(perm)});
 }
 NodePtr make_reduce(Op op, NodePtr x, std::vector<int> axes, bool keepdims, ReductionMode mode) {
-  return Node::make(op, {std::move(x)}, ReduceAttr{std::move(axes), keepdims, mode});
+  return Node::make(op, operands(std::move(x)), ReduceAttr{std::move(axes), keepdims, mode});
 }
 
-NodePtr make_cumsum(NodePtr x, int axis) { return Node::make(Op::cumsum, {std::move(x)}, ScanAttr{axis}); }
+NodePtr make_cumsum(NodePtr x, int axis) { return Node::make(Op::cumsum, operands(std::move(x)), ScanAttr{axis}); }
 NodePtr make_sort(Op op, NodePtr x, int axis, bool descending, std::int64_t count) {
-  return Node::make(op, {std::move(x)}, SortAttr{axis, descending, count});
+  return Node::make(op, operands(std::move(x)), SortAttr{axis, descending, count});
 }
 
 NodePtr make_gather(NodePtr x, NodePtr indices, IndexAttr attr) {
-  return Node::make(Op::gather, {std::move(x), std::move(indices)}, attr);
+  return Node::make(Op::gather, operands(std::move(x), std::move(indices)), attr);
 }
 NodePtr make_scatter_add(NodePtr base, NodePtr indices, NodePtr values, IndexAttr attr) {
-  return Node::make(Op::scatter_add, {std::move(base), std::move(indices), std::move(values)}, attr);
+  return Node::make(Op::scatter_add, operands(std::move(base), std::move(indices), std::move(values)), attr);
 }
 NodePtr make_concat(std::vector<NodePtr> parts, int axis) {
   return Node::make(Op::concat, std::move(parts), ConcatAttr{axis});

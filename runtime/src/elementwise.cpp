@@ -17,12 +17,16 @@ using detail::wrap;
 
 namespace {
 
-ir::NodePtr broadcast_to(const ir::NodePtr& node, const Shape& shape) {
-  return node->shape() == shape ? node : ir::make_expand(node, shape);
+// By value and returned as it is when unchanged (a return of the parameter moves; a conditional
+// expression would copy): no reference count is touched for the usual operand.
+ir::NodePtr broadcast_to(ir::NodePtr node, const Shape& shape) {
+  if (node->shape() == shape) return node;
+  return ir::make_expand(std::move(node), shape);
 }
 
-ir::NodePtr cast_to(const ir::NodePtr& node, DType dtype) {
-  return node->dtype() == dtype ? node : ir::make_cast(node, dtype);
+ir::NodePtr cast_to(ir::NodePtr node, DType dtype) {
+  if (node->dtype() == dtype) return node;
+  return ir::make_cast(std::move(node), dtype);
 }
 
 Shape broadcast_shape(std::string_view op, std::initializer_list<const Tensor*> operands) {
@@ -73,8 +77,8 @@ Tensor binary(std::string_view name, ir::Op op, const Tensor& a, const Tensor& b
   auto na = node_of(a, name);
   auto nb = node_of(b, name);
   Shape shape = broadcast_shape(name, {&a, &b});
-  return wrap(ir::make_binary(op, broadcast_to(cast_to(na, dtype), shape),
-                              broadcast_to(cast_to(nb, dtype), shape)));
+  return wrap(ir::make_binary(op, broadcast_to(cast_to(std::move(na), dtype), shape),
+                              broadcast_to(cast_to(std::move(nb), dtype), shape)));
 }
 
 Tensor promoted(ir::Op op, const Tensor& a, const Tensor& b) {

@@ -194,7 +194,7 @@ std::shared_ptr<Executable> build(const ir::Graph& graph, const Arguments& argum
 }  // namespace
 
 std::shared_ptr<Executable> executable_for(const ir::Graph& graph, const std::vector<ir::NodePtr>& order,
-                                           std::vector<ir::NodePtr>& leaves) {
+                                           std::vector<const ir::Node*>& leaves) {
   const Arguments arguments = argument_constants(graph, order);
   ir::NodeMap<std::int64_t> position(order.size());
   KeyWriter writer;
@@ -208,7 +208,7 @@ std::shared_ptr<Executable> executable_for(const ir::Graph& graph, const std::ve
     writer.words(node->shape());
     writer.attrs(node->attrs(), argument);
     for (const auto& in : node->inputs()) writer.word(*position.find(in.get()));
-    if (node->op() == ir::Op::input || argument) leaves.push_back(node);
+    if (node->op() == ir::Op::input || argument) leaves.push_back(node.get());
   }
   for (const auto& out : graph.outputs) writer.word(*position.find(out.get()));
 
@@ -232,9 +232,9 @@ std::shared_ptr<Executable> executable_for(const ir::Graph& graph, const std::ve
   return built;
 }
 
-void bind_leaves(const Executable& executable, const std::vector<ir::NodePtr>& leaves, ValueTable& values) {
+void bind_leaves(const Executable& executable, const std::vector<const ir::Node*>& leaves, ValueTable& values) {
   for (std::size_t i = 0; i < leaves.size(); ++i) {
-    const ir::NodePtr& leaf = leaves[i];
+    const ir::Node* leaf = leaves[i];
     if (leaf->op() == ir::Op::input) {
       values.bind(executable.slots[i].get(), leaf->attr<ir::InputAttr>().buffer);
       continue;
@@ -245,7 +245,7 @@ void bind_leaves(const Executable& executable, const std::vector<ir::NodePtr>& l
       using T = typename decltype(tag)::type;
       *static_cast<T*>(buffer->data()) = ir::scalar_value<T>(constant.value);
     });
-    values.bind(executable.slots[i].get(), std::move(buffer));
+    values.bind_owned(executable.slots[i].get(), std::move(buffer));
   }
 }
 

@@ -322,15 +322,14 @@ Overwrite may_overwrite(const ir::Plan& plan, std::size_t index, const ir::Buffe
 
 std::vector<ir::Value> run_graph(const ir::Graph& graph, const std::vector<ir::NodePtr>& order,
                                  std::vector<Placement>& placements) {
-  std::vector<ir::NodePtr> leaves;
+  std::vector<const ir::Node*> leaves;
   std::shared_ptr<Executable> executable = executable_for(graph, order, leaves);
   ValueTable values;
   bind_leaves(*executable, leaves, values);
   for (auto& placement : placements) {
     bool unread = true;
     if (placement.input) {
-      auto leaf = std::find_if(leaves.begin(), leaves.end(),
-                               [&](const ir::NodePtr& l) { return l.get() == placement.input; });
+      auto leaf = std::find(leaves.begin(), leaves.end(), placement.input);
       // A graph that does not read the buffer has no slot for it: a null slot, read nowhere.
       const ir::Buffer* slot =
           leaf != leaves.end() ? executable->slots[static_cast<std::size_t>(leaf - leaves.begin())].get() : nullptr;

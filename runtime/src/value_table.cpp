@@ -46,7 +46,7 @@ ir::Value ValueTable::resolve(const ir::NodePtr& node) const {
     case ir::Op::input: {
       const auto& in = node->attr<ir::InputAttr>();
       TJ_INTERNAL_CHECK(in.buffer) << "plan: input " << ir::shape_str(in.layout.shape) << " has no buffer";
-      if (const auto* bound = bindings_.find(in.buffer.get())) return ir::Value{*bound, in.dtype, in.layout};
+      if (const auto* bound = bindings_.find(in.buffer.get())) return ir::Value{**bound, in.dtype, in.layout};
       return ir::Value{in.buffer, in.dtype, in.layout};
     }
     case ir::Op::constant: {
@@ -83,7 +83,7 @@ const void* ValueTable::first_element(const ir::NodePtr& node) const {
     return address(value->buffer, value->dtype, value->layout.offset);
   if (node->op() == ir::Op::input) {
     const auto& in = node->attr<ir::InputAttr>();
-    if (const auto* bound = bindings_.find(in.buffer.get())) return address(*bound, in.dtype, in.layout.offset);
+    if (const auto* bound = bindings_.find(in.buffer.get())) return address(**bound, in.dtype, in.layout.offset);
   }
   ir::Value value = resolve(node);
   return address(value.buffer, value.dtype, value.layout.offset);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <forward_list>
 #include <memory>
 #include <string>
 #include <utility>
@@ -18,7 +19,14 @@ namespace tensorjit::detail {
 class ValueTable {
  public:
   // Inputs whose buffer is `slot` read `buffer` instead (a cached plan's inputs are slots).
-  void bind(const ir::Buffer* slot, std::shared_ptr<ir::Buffer> buffer) { bindings_[slot] = std::move(buffer); }
+  // `buffer` is not copied, and must outlive the table: an input node's, which the graph being run
+  // holds (a copy per input would cost two atomic operations each eval).
+  void bind(const ir::Buffer* slot, const std::shared_ptr<ir::Buffer>& buffer) { bindings_[slot] = &buffer; }
+  // The same for a buffer made for this run (an argument constant's value), which the table keeps.
+  void bind_owned(const ir::Buffer* slot, std::shared_ptr<ir::Buffer> buffer) {
+    owned_.push_front(std::move(buffer));
+    bind(slot, owned_.front());
+  }
   void put(const ir::Node* node, ir::Value value) { values_[node] = std::move(value); }
   // The step that writes `node` writes it into `buffer` instead of a new one (Tensor::assign: the
   // executor has checked that nothing reads the buffer's old contents after that step, and that
@@ -53,7 +61,10 @@ class ValueTable {
  private:
   // Address maps: a plan of a few steps keeps its values without allocating.
   ir::NodeMap<ir::Value> values_;
-  ir::AddressMap<ir::Buffer, std::shared_ptr<ir::Buffer>> bindings_;
+  ir::AddressMap<ir::Buffer, const std::shared_ptr<ir::Buffer>*> bindings_;
+  // bind_owned's buffers, at stable addresses. A copy of the table (concat_step's staged one)
+  // still reads the original's: copies live shorter than the table they are made from.
+  std::forward_list<std::shared_ptr<ir::Buffer>> owned_;
   struct Donated {
     const ir::Node* node;
     std::shared_ptr<ir::Buffer> buffer;
