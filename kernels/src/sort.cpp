@@ -9,33 +9,30 @@
 #include <string>
 #include <utility>
 
+#include "radix_sort.hpp"
+#include "run_tasks.hpp"
 #include "sort_select.hpp"
 #include "tensorjit/kernels/gemm.hpp"
 
 namespace tensorjit::kernels {
 
-struct SortWorkspace::Block {
-  void* data = nullptr;
-  std::size_t bytes = 0;
-  ~Block() { std::free(data); }
-};
-
-SortWorkspace::SortWorkspace() = default;
+SortWorkspace::SortWorkspace()
+    : allocate_([](std::size_t bytes) {
+        void* data = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+        if (!data) throw std::bad_alloc();
+        return std::shared_ptr<void>(data, std::free);
+      }) {}
+SortWorkspace::SortWorkspace(Allocate allocate) : allocate_(std::move(allocate)) {}
 SortWorkspace::~SortWorkspace() = default;
 
 void* SortWorkspace::scratch(int slot, std::size_t bytes) {
-  auto& block = blocks_[slot];
-  if (!block) block = std::make_unique<Block>();
-  if (block->bytes < bytes) {
-    std::free(block->data);
-    block->data = nullptr;
-    block->bytes = 0;
-    const std::size_t rounded = (bytes + 63) / 64 * 64;
-    block->data = std::aligned_alloc(64, rounded);
-    if (!block->data) throw std::bad_alloc();
-    block->bytes = rounded;
+  Block& block = blocks_[slot];
+  if (block.bytes < bytes) {
+    block = Block{};  // the old memory goes first
+    block.data = allocate_(bytes);
+    block.bytes = bytes;
   }
-  return block->data;
+  return block.data.get();
 }
 
 using sort_keys::key_of;
@@ -50,6 +47,13 @@ constexpr std::int64_t kSmallRow = 256;
 // positions are then few enough that most elements are rejected by one compare.
 constexpr std::int64_t kSelectRatio = 64;
 constexpr std::int64_t kMaxSelect = 1024;
+
+// The radix sort's leaf: a bucket of entries that, with the copy its passes write, takes half of
+// L2, so that its LSD passes run in cache.
+std::int64_t radix_leaf_entries(std::size_t entry_bytes) {
+  static const std::int64_t l2 = std::max<std::int64_t>(host_cache_sizes().l2_bytes, 256 << 10);
+  return std::max<std::int64_t>(l2 / 4 / static_cast<std::int64_t>(entry_bytes), 1024);
+}
 
 template <typename Value> struct Row {
   const Value* input;
@@ -97,51 +101,39 @@ void select_best(const SortRowArgs& args, const Row<Value>& row, SortWorkspace& 
   for (std::int64_t r = 0; r < count; ++r) write(args, r, best[r].second, row.at(best[r].second));
 }
 
-template <typename Key, typename Payload> struct Item {
-  Key key;
-  Payload payload;
-};
-
-// Least-significant digit first, 8 bits a pass: each pass is a stable counting sort, so keys that
-// are equal keep the order of their positions. A digit that every key shares is skipped.
+// The order's first `count` entries of a long row by the radix sort (radix_sort.hpp), written out
+// in chunks over the caller's pool like the sort's own passes.
 template <typename Value, typename Key, typename Payload, bool kPositions>
-void radix_sort(const SortRowArgs& args, const Row<Value>& row, SortWorkspace& workspace) {
-  using Entry = Item<Key, Payload>;
-  constexpr int kDigits = sizeof(Key);
+void radix_sort_row(const SortRowArgs& args, const Row<Value>& row, SortWorkspace& workspace) {
+  using Entry = radix::Entry<Key, Payload>;
   const std::int64_t n = args.length;
-  auto* from = static_cast<Entry*>(workspace.scratch(0, static_cast<std::size_t>(n) * sizeof(Entry)));
-  auto* to = static_cast<Entry*>(workspace.scratch(1, static_cast<std::size_t>(n) * sizeof(Entry)));
-  auto* counts = static_cast<std::int64_t*>(workspace.scratch(2, kDigits * 256 * sizeof(std::int64_t)));
-  std::fill_n(counts, kDigits * 256, 0);
-  for (std::int64_t i = 0; i < n; ++i) {
-    const Value value = row.at(i);
-    const Key key = key_of<Value, Key>(value, args.descending);
-    if constexpr (kPositions) from[i] = {key, static_cast<Payload>(i)};
-    else from[i] = {key, value};
-    for (int d = 0; d < kDigits; ++d) ++counts[d * 256 + ((key >> (8 * d)) & 0xff)];
-  }
-  for (int d = 0; d < kDigits; ++d) {
-    std::int64_t* count = counts + d * 256;
-    if (count[(from[0].key >> (8 * d)) & 0xff] == n) continue;
-    std::int64_t offset = 0;
-    for (int b = 0; b < 256; ++b) offset += std::exchange(count[b], offset);
-    for (std::int64_t i = 0; i < n; ++i) {
-      const Entry entry = from[i];
-      to[count[(entry.key >> (8 * d)) & 0xff]++] = entry;
+  auto* home = static_cast<Entry*>(workspace.scratch(0, static_cast<std::size_t>(n) * sizeof(Entry)));
+  auto* other = static_cast<Entry*>(workspace.scratch(1, static_cast<std::size_t>(n) * sizeof(Entry)));
+  const std::int64_t leaf = args.radix_leaf > 0 ? args.radix_leaf : radix_leaf_entries(sizeof(Entry));
+  radix::radix_sort(
+      n,
+      [&](std::int64_t i) {
+        const Value value = row.at(i);
+        const Key key = key_of<Value, Key>(value, args.descending);
+        if constexpr (kPositions) return Entry{key, static_cast<Payload>(i)};
+        else return Entry{key, value};
+      },
+      home, other, leaf, args.parallel_for);
+  const std::int64_t chunks =
+      std::clamp<std::int64_t>(args.count / radix::kMinChunk, 1, std::max(args.parallel_for.threads, 1));
+  run_tasks(args.parallel_for, chunks, [&](std::int64_t c) {
+    for (std::int64_t i = args.count * c / chunks; i < args.count * (c + 1) / chunks; ++i) {
+      if constexpr (kPositions) {
+        // The value from its key where the key tells its bits; from the row for zeros and NaNs.
+        const auto position = static_cast<std::int64_t>(home[i].payload);
+        Value value{};
+        if (args.values && !sort_keys::value_of_key(home[i].key, args.descending, value)) value = row.at(position);
+        write(args, i, position, value);
+      } else {
+        write(args, i, 0, home[i].payload);
+      }
     }
-    std::swap(from, to);
-  }
-  for (std::int64_t i = 0; i < args.count; ++i) {
-    if constexpr (kPositions) {
-      // The value from its key where the key tells its bits; from the row for zeros and NaNs.
-      const auto position = static_cast<std::int64_t>(from[i].payload);
-      Value value{};
-      if (args.values && !sort_keys::value_of_key(from[i].key, args.descending, value)) value = row.at(position);
-      write(args, i, position, value);
-    } else {
-      write(args, i, 0, from[i].payload);
-    }
-  }
+  });
 }
 
 template <SortElement E> void sort_row_of(const SortRowArgs& args, SortWorkspace& workspace) {
@@ -153,9 +145,9 @@ template <SortElement E> void sort_row_of(const SortRowArgs& args, SortWorkspace
   if (args.count * kSelectRatio <= args.length && args.count <= kMaxSelect)
     return select_best<Value, Key>(args, row, workspace);
   // Only values: each key carries its element's own bits, so no position is looked up again.
-  if (!args.positions) return radix_sort<Value, Key, Value, false>(args, row, workspace);
-  if (args.length <= std::int64_t{0xffffffff}) return radix_sort<Value, Key, std::uint32_t, true>(args, row, workspace);
-  radix_sort<Value, Key, std::uint64_t, true>(args, row, workspace);
+  if (!args.positions) return radix_sort_row<Value, Key, Value, false>(args, row, workspace);
+  if (args.length <= std::int64_t{0xffffffff}) return radix_sort_row<Value, Key, std::uint32_t, true>(args, row, workspace);
+  radix_sort_row<Value, Key, std::uint64_t, true>(args, row, workspace);
 }
 
 }  // namespace

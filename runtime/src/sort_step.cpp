@@ -64,7 +64,10 @@ struct PreparedSort final : PreparedStep {
     const std::size_t value_size = itemsize(first->input(0)->dtype());
     // Row r's element offsets in the input and in the results, from its index over the other axes.
     auto run_rows = [&](std::int64_t begin, std::int64_t end) {
-      kernels::SortWorkspace workspace;
+      kernels::SortWorkspace workspace([](std::size_t bytes) {
+        std::shared_ptr<ir::Buffer> buffer = ir::Buffer::allocate_uninitialized(bytes);
+        return std::shared_ptr<void>(buffer, buffer->data());
+      });
       for (std::int64_t r = begin; r < end; ++r) {
         std::int64_t rest = r, input_offset = 0, result_offset = 0;
         for (std::size_t d = shape.size(); d-- > 0;) {
@@ -84,7 +87,11 @@ struct PreparedSort final : PreparedStep {
     };
     const std::int64_t work = rows * row_args.length;
     const std::int64_t tasks = std::min<std::int64_t>({pool_threads(), rows, work / kMinElementsPerTask});
-    if (tasks <= 1) return run_rows(0, rows);
+    // Fewer rows than threads: each row's sort splits itself over the pool.
+    if (tasks <= 1) {
+      row_args.parallel_for = pool_parallel_for();
+      return run_rows(0, rows);
+    }
     parallel_for(tasks, [&](std::int64_t t) { run_rows(rows * t / tasks, rows * (t + 1) / tasks); });
   }
 };

@@ -8,26 +8,17 @@
 #include <cstring>
 #include <random>
 #include <stdexcept>
-#include <thread>
 #include <vector>
 
 #include "tensorjit/kernels/scatter_add.hpp"
+#include "task_runners.hpp"
 
 namespace kernels = tensorjit::kernels;
 
 namespace {
 
-// Runs the tasks last to first on the calling thread: any order must give the same bits.
-void reversed(void*, std::int64_t n, void (*task)(void*, std::int64_t), void* context) {
-  for (std::int64_t i = n; i-- > 0;) task(context, i);
-}
-
-// Runs each task on a thread of its own.
-void threaded(void*, std::int64_t n, void (*task)(void*, std::int64_t), void* context) {
-  std::vector<std::thread> threads;
-  for (std::int64_t i = 0; i < n; ++i) threads.emplace_back([=] { task(context, i); });
-  for (auto& thread : threads) thread.join();
-}
+using kernel_tests::reversed;
+using kernel_tests::threaded;
 
 struct Case {
   std::int64_t destinations;  // out's rows

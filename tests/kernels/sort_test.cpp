@@ -1,7 +1,9 @@
 // kernels::sort_row against std::stable_sort with the order's comparator (sort.hpp): every
 // element type, both directions, lengths around the small-row and selection thresholds, kept
 // prefixes (topk) of every size class, strided and reversed inputs, duplicates, NaN, infinities
-// and both zeros; the values keep their own bits.
+// and both zeros; the values keep their own bits. The radix sort's split (radix_sort.hpp) with
+// leaves small enough to cross every level, on data whose keys share their high digits or bunch in
+// a few buckets, with its tasks run in order, in reverse and on threads of their own.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "tensorjit/kernels/sort.hpp"
+#include "task_runners.hpp"
 
 namespace kernels = tensorjit::kernels;
 
@@ -105,7 +108,72 @@ template <typename T> void check_type(kernels::SortElement element, std::uint64_
   }
 }
 
+// The rows the split must get right besides random_element's mix: every key sharing its high
+// digits, keys bunched by a float's exponent, many equal keys, and all keys equal.
+enum class Spread { mixed, narrow, exponents, few, equal };
+
+template <typename T> T spread_element(Spread spread, std::mt19937_64& rng) {
+  switch (spread) {
+    case Spread::mixed: return random_element<T>(rng);
+    case Spread::narrow: return static_cast<T>(1000 + static_cast<int>(rng() % 700));
+    case Spread::exponents:
+      if constexpr (std::is_floating_point_v<T>) return static_cast<T>(std::uniform_real_distribution<double>(0, 1)(rng));
+      else return static_cast<T>(rng() >> (rng() % 60));
+    case Spread::few: return static_cast<T>(static_cast<int>(rng() % 5));
+    case Spread::equal: return T(3);
+  }
+  return T(0);
+}
+
+template <typename T> void check_split(kernels::SortElement element, std::uint64_t seed, const std::vector<Spread>& spreads) {
+  std::mt19937_64 rng(seed);
+  kernels::SortWorkspace workspace;
+  int pool_threads = 3;
+  for (Spread spread : spreads)
+    for (std::int64_t length : {300, 5000, 70000, 300000}) {
+      std::vector<T> row(static_cast<std::size_t>(length));
+      for (auto& x : row) x = spread_element<T>(spread, rng);
+      for (bool descending : {false, true}) {
+        const auto order = expected_order(row, descending);
+        std::vector<T> ordered;  // the values in that order, their own bits
+        for (std::int64_t position : order) ordered.push_back(row[static_cast<std::size_t>(position)]);
+        for (std::int64_t leaf : {0, 40, 700})
+          for (auto run : {static_cast<decltype(&kernel_tests::reversed)>(nullptr), &kernel_tests::reversed,
+                           &kernel_tests::threaded}) {
+            CAPTURE(static_cast<int>(spread));
+            CAPTURE(length);
+            CAPTURE(descending);
+            CAPTURE(leaf);
+            CAPTURE(run == nullptr ? "serial" : run == &kernel_tests::reversed ? "reversed" : "threaded");
+            std::vector<T> values(row.size());
+            std::vector<std::int64_t> positions(row.size(), -1);
+            kernels::SortRowArgs args;
+            args.element = element;
+            args.descending = descending;
+            args.length = length;
+            args.count = length;
+            args.input = row.data();
+            args.values = values.data();
+            args.positions = positions.data();
+            args.radix_leaf = leaf;
+            args.parallel_for = {run, &pool_threads, run == nullptr ? 1 : pool_threads};
+            kernels::sort_row(args, workspace);
+            REQUIRE(positions == order);
+            REQUIRE(std::memcmp(values.data(), ordered.data(), ordered.size() * sizeof(T)) == 0);
+          }
+      }
+    }
+}
+
 }  // namespace
+
+TEST_CASE("sort_row: the radix sort's split, at every leaf size and on any threads, gives the stable order") {
+  const std::vector<Spread> all = {Spread::mixed, Spread::narrow, Spread::exponents, Spread::few, Spread::equal};
+  check_split<float>(kernels::SortElement::f32, 11, all);
+  check_split<double>(kernels::SortElement::f64, 12, {Spread::mixed, Spread::exponents});
+  check_split<std::int64_t>(kernels::SortElement::i64, 13, {Spread::mixed, Spread::exponents});
+  check_split<std::int32_t>(kernels::SortElement::i32, 14, {Spread::narrow});
+}
 
 TEST_CASE("sort_row: the stable order with NaN last (first descending), every element type and path") {
   check_type<float>(kernels::SortElement::f32, 1);

@@ -110,6 +110,11 @@ TEST_SUITE("runtime") {
     // The selection (topk), the radix sort (whole rows) and short rows, over rows split by threads.
     check({values, indices, tj::sort(x, 1), tj::argsort(x, 1, true), tj::argsort(x.slice(1, 0, 200), 1)});
     check({tj::topk(x.transpose(), 3, 0).indices, tj::sort(x.astype(tj::f64), 0, true)});
+    // One row longer than the radix sort's leaf on any L2 (kernels/src/radix_sort.hpp): the row's
+    // own sort splits itself over the pool.
+    tj::Tensor row = random_values(rng, {300000}, tj::f32);
+    row.eval();
+    check({tj::sort(row), tj::argsort(row), tj::argsort(row, 0, true), tj::sort(row.astype(tj::f64), 0, true)});
   }
 
   TEST_CASE("scan and order: bad axes and k are errors that name the function") {

@@ -1,5 +1,5 @@
 // The caller's parallel-for, shared by the kernels that split work over threads (gemm,
-// scatter_add_rows): kernels/ owns no threads.
+// scatter_add_rows, sort_row): kernels/ owns no threads.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +11,8 @@ namespace tensorjit::kernels {
 // threads, and return when all calls have returned. Tasks never throw (the kernels catch inside).
 // `threads` is how many tasks can run at once; a kernel cuts its work into a multiple of it.
 // A null `run` (the default) or threads <= 1 runs everything on the calling thread.
-// A kernel calls run() at most once per call (no nested parallelism: a task never calls run()).
+// A kernel calls run() only from the thread that called it, never from a task (no nested
+// parallelism): gemm and scatter_add_rows once per call, sort_row once per phase of a long row.
 struct ParallelFor {
   void (*run)(void* context, std::int64_t n_tasks, void (*task)(void* task_context, std::int64_t index),
               void* task_context) = nullptr;

@@ -17,15 +17,22 @@
 //     best `count` (key, position) pairs in a sorted array; a block of elements that cannot enter
 //     (no key below the current worst) is skipped after one vector compare (AVX-512 where the CPU
 //     has it, else the portable loop: the same elements enter either way, so the same result);
-//   - otherwise a least-significant-digit radix sort of the keys with their payloads, 8 bits a
-//     pass, which is stable by construction; a pass whose digit is the same for every key is
-//     skipped (bool, small integers, the high bytes of a narrow range).
+//   - otherwise a radix sort of the keys with their payloads, 8 bits a digit, stable by
+//     construction (kernels/src/radix_sort.hpp): split by the most significant digit that tells
+//     keys apart, recursively while a bucket is larger than `radix_leaf` entries, each bucket then
+//     finished by least-significant-digit passes in cache; a digit every key of a range shares
+//     costs no pass (bool, small integers, the high bytes of a narrow range). The buckets of the
+//     first split, the building of the entries and the writing of the results are split over
+//     `parallel_for`: a single long row uses the pool too.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
+
+#include <tensorjit/kernels/parallel_for.hpp>
 
 namespace tensorjit::kernels {
 
@@ -42,12 +49,24 @@ struct SortRowArgs {
   std::int64_t values_stride = 1;
   std::int64_t* positions = nullptr;  // may be null: no positions written
   std::int64_t positions_stride = 1;
+  // The caller's pool for a long row (parallel_for.hpp); unset: this thread only. The result does
+  // not depend on it.
+  ParallelFor parallel_for{};
+  // Buckets of at most this many entries are finished in cache; 0: a quarter of this CPU's L2 (tests
+  // set small values to cross every level of the split cheaply). The result does not depend on it.
+  std::int64_t radix_leaf = 0;
 };
 
 // Scratch memory a thread reuses from row to row (grows to the largest row it sorted).
 class SortWorkspace {
  public:
-  SortWorkspace();
+  // Where the scratch comes from: `allocate(bytes)` returns at least `bytes` of 64-byte aligned
+  // memory, given back when the last copy of the pointer goes. A long row's scratch is twice its
+  // entries (16 or 32 bytes an element): the runtime hands out its recycled mappings, so that a
+  // sort in a loop does not fault that memory in again on every call.
+  using Allocate = std::function<std::shared_ptr<void>(std::size_t bytes)>;
+  SortWorkspace();  // std::aligned_alloc
+  explicit SortWorkspace(Allocate allocate);
   ~SortWorkspace();
   SortWorkspace(const SortWorkspace&) = delete;
   SortWorkspace& operator=(const SortWorkspace&) = delete;
@@ -55,8 +74,12 @@ class SortWorkspace {
   void* scratch(int slot, std::size_t bytes);
 
  private:
-  struct Block;
-  std::unique_ptr<Block> blocks_[3];
+  struct Block {
+    std::shared_ptr<void> data;
+    std::size_t bytes = 0;
+  };
+  Allocate allocate_;
+  Block blocks_[3];
 };
 
 // Sorts one row. Throws std::invalid_argument for arguments outside the contract above.
