@@ -11,19 +11,28 @@
 // Each pass is a stable counting sort (and insertion moves an entry only past larger keys), so the
 // whole is stable.
 //
+// The first pass over the row only counts digits; the first split makes the entries again as it
+// places them (the row is not written out and read back). Splits that run through memory store
+// whole lines (LineWriter).
+//
 // Threads: the buckets of the first split are independent, and are the tasks given to the
 // caller's parallel-for, largest first (it hands tasks out in turn, so the short ones even the
-// threads out at the end). Making the entries with their histogram, and the first split itself,
-// run in chunks of the row: a chunk's entries of one bucket go after those of every chunk before
-// it, so the split is the serial one.
+// threads out at the end). The counting and the first split itself run in chunks of the row: a
+// chunk's entries of one bucket go after those of every chunk before it, so the split is the
+// serial one.
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <utility>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "run_tasks.hpp"
 #include "tensorjit/kernels/parallel_for.hpp"
@@ -48,6 +57,82 @@ template <typename Key> inline int digit(Key key, int d) {
   return static_cast<int>((key >> (kDigitBits * d)) & (kBuckets - 1));
 }
 
+// Stores one 64-byte line of entries to memory without reading the line first (SSE2's streaming
+// stores; an ordinary copy elsewhere). Callers fence (fence_streamed_lines) before others read it.
+inline void stream_line(void* destination, const void* line) {
+#if defined(__SSE2__)
+  auto* to = static_cast<__m128i*>(destination);
+  const auto* from = static_cast<const __m128i*>(line);
+  for (int i = 0; i < 4; ++i) _mm_stream_si128(to + i, _mm_load_si128(from + i));
+#else
+  std::memcpy(destination, line, 64);
+#endif
+}
+
+inline void fence_streamed_lines() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
+// The stable counting pass's scatter into a target in memory: each bucket's entries gather in a
+// 64-byte line of their own (256 lines, 16 KiB, stay in L1) and go out as a whole line once it is
+// full. Scattering entry by entry, each store meets a line of one of 256 streams that is not in
+// L1, and the core reads it from memory before writing it; whole streamed lines are only written.
+// A bucket's first and last lines may be shared with its neighbours: only the bucket's own places
+// of them are written, by ordinary stores.
+template <typename E> class LineWriter {
+ public:
+  static_assert(64 % sizeof(E) == 0, "entries must tile a cache line");
+  static constexpr std::int64_t kPerLine = 64 / static_cast<std::int64_t>(sizeof(E));
+
+  // `target` 64-byte aligned; next[b]: the place of bucket b's next entry.
+  LineWriter(E* target, const std::array<std::int64_t, kBuckets>& next) : target_(target), next_(next), first_(next) {}
+
+  void push(int bucket, const E& entry) {
+    const std::int64_t at = next_[bucket]++;
+    const std::int64_t slot = at & (kPerLine - 1);
+    lines_[bucket][slot] = entry;
+    if (slot == kPerLine - 1) write(bucket, at - slot, kPerLine);
+  }
+
+  // Writes every bucket's last, partial line and fences the streamed ones.
+  void finish() {
+    for (int b = 0; b < kBuckets; ++b) {
+      const std::int64_t filled = next_[b] & (kPerLine - 1);
+      if (filled != 0 && next_[b] > first_[b]) write(b, next_[b] - filled, filled);
+    }
+    fence_streamed_lines();
+  }
+
+ private:
+  // The first `count` slots of bucket b's line that begins at place `line`.
+  void write(int bucket, std::int64_t line, std::int64_t count) {
+    const std::int64_t from = std::max(line, first_[bucket]);  // the line may begin in the bucket before
+    if (from == line && count == kPerLine) return stream_line(target_ + line, lines_[bucket]);
+    std::copy(lines_[bucket] + (from - line), lines_[bucket] + count, target_ + from);
+  }
+
+  alignas(64) E lines_[kBuckets][kPerLine];
+  E* target_;
+  std::array<std::int64_t, kBuckets> next_, first_;
+};
+
+// Places entry(i) for i in [begin, end) at next[its digit d]++ of `target` (64-byte aligned, as
+// SortWorkspace's scratch is), through a LineWriter. Out of line: the writer's 16 KiB then never
+// sit in the frames of the recursion that calls it.
+template <typename E, typename EntryAt>
+[[gnu::noinline]] void scatter(const EntryAt& entry_at, std::int64_t begin, std::int64_t end, int d, E* target,
+                               const std::array<std::int64_t, kBuckets>& next) {
+  using Key = decltype(E::key);
+  LineWriter<E> writer(target, next);
+  for (std::int64_t i = begin; i < end; ++i) {
+    const E entry = entry_at(i);
+    writer.push(digit<Key>(entry.key, d), entry);
+  }
+  writer.finish();
+}
+
 // Sorts ranges of `home`, using `other` (as long) as the target of its passes; every range ends
 // sorted in home.
 template <typename E> class Sorter {
@@ -68,14 +153,10 @@ template <typename E> class Sorter {
     std::array<std::int64_t, kBuckets> counts{};
     for (std::int64_t i = begin; i < end; ++i) ++counts[digit(source[i].key, d)];
     if (counts[digit(source[begin].key, d)] == n) return sort_range(source, begin, end, d - 1);
-    std::array<std::int64_t, kBuckets> next;
-    std::exclusive_scan(counts.begin(), counts.end(), next.begin(), begin);
-    const std::array<std::int64_t, kBuckets> starts = next;
+    std::array<std::int64_t, kBuckets> starts;
+    std::exclusive_scan(counts.begin(), counts.end(), starts.begin(), begin);
     E* const target = other_of(source);
-    for (std::int64_t i = begin; i < end; ++i) {
-      const E entry = source[i];
-      target[next[digit(entry.key, d)]++] = entry;
-    }
+    scatter([source](std::int64_t i) { return source[i]; }, begin, end, d, target, starts);
     for (int b = 0; b < kBuckets; ++b)
       if (counts[b] > 0) sort_range(target, starts[b], starts[b] + counts[b], d - 1);
   }
@@ -136,28 +217,33 @@ void radix_sort(std::int64_t n, const MakeEntry& make_entry, E* home, E* other, 
   const std::int64_t threads = parallel_for.run != nullptr ? std::max(parallel_for.threads, 1) : 1;
   const std::int64_t chunks = std::clamp<std::int64_t>(n / kMinChunk, 1, threads);
   const auto chunk_begin = [&](std::int64_t c) { return n * c / chunks; };
+  // The histograms first, from the keys alone: the entries are made again as the first split
+  // places them, which saves writing the whole row once and reading it back.
   std::vector<Histograms> counts(static_cast<std::size_t>(chunks), Histograms{});
   run_tasks(parallel_for, chunks, [&](std::int64_t c) {
     Histograms& count = counts[static_cast<std::size_t>(c)];
     for (std::int64_t i = chunk_begin(c); i < chunk_begin(c + 1); ++i) {
-      const E entry = make_entry(i);
-      home[i] = entry;
-      for (int d = 0; d < kDigits<Key>; ++d) ++count[d][digit(entry.key, d)];
+      const Key key = make_entry(i).key;
+      for (int d = 0; d < kDigits<Key>; ++d) ++count[d][digit(key, d)];
     }
   });
   // The most significant digit that tells keys apart; none: every key is equal, and the entries
-  // are already in their stable order.
+  // in the order they are made are sorted.
+  const Key first_key = make_entry(0).key;
   int top = kDigits<Key> - 1;
   std::array<std::int64_t, kBuckets> totals{};
   for (; top >= 0; --top) {
     totals.fill(0);
     for (const Histograms& count : counts)
       for (int b = 0; b < kBuckets; ++b) totals[b] += count[top][b];
-    if (totals[digit(home[0].key, top)] != n) break;
+    if (totals[digit(first_key, top)] != n) break;
   }
-  if (top < 0) return;
   const Sorter<E> sorter(home, other, leaf);
-  if (n <= leaf) return sorter.sort_in_cache(home, 0, n, top);
+  if (top < 0 || n <= leaf) {
+    for (std::int64_t i = 0; i < n; ++i) home[i] = make_entry(i);
+    if (top >= 0) sorter.sort_in_cache(home, 0, n, top);
+    return;
+  }
   std::array<std::int64_t, kBuckets> starts;
   std::exclusive_scan(totals.begin(), totals.end(), starts.begin(), std::int64_t{0});
   std::vector<std::array<std::int64_t, kBuckets>> next(static_cast<std::size_t>(chunks));
@@ -169,11 +255,7 @@ void radix_sort(std::int64_t n, const MakeEntry& make_entry, E* home, E* other, 
     }
   }
   run_tasks(parallel_for, chunks, [&](std::int64_t c) {
-    std::array<std::int64_t, kBuckets>& place = next[static_cast<std::size_t>(c)];
-    for (std::int64_t i = chunk_begin(c); i < chunk_begin(c + 1); ++i) {
-      const E entry = home[i];
-      other[place[digit(entry.key, top)]++] = entry;
-    }
+    scatter(make_entry, chunk_begin(c), chunk_begin(c + 1), top, other, next[static_cast<std::size_t>(c)]);
   });
   std::vector<int> buckets;
   for (int b = 0; b < kBuckets; ++b)
