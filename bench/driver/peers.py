@@ -43,6 +43,7 @@ PEERS = [
     Peer(TENSORJIT, "peers/tensorjit_worker", (), "bash scripts/setup.sh build"),
     Peer("C++ loop", "peers/loop_worker", (), "g++ with OpenMP (Debian's g++)"),
     python_peer("NumPy", "numpy", DEBIAN_PYTHON, "apt-get install python3-numpy"),
+    python_peer("NumPy (venv)", "numpy-sort", VENV_PYTHON, SETUP_PEERS + " numpy"),
     python_peer("numexpr", "numexpr", VENV_PYTHON, SETUP_PEERS + " numexpr"),
     python_peer("JAX", "jax", VENV_PYTHON, SETUP_PEERS + " jax"),
     python_peer("PyTorch", "torch", VENV_PYTHON, SETUP_PEERS + " torch"),

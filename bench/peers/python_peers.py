@@ -187,6 +187,18 @@ def numpy_peer(threads):
     return prepare, f"NumPy {np.__version__}, BLAS {blas}"
 
 
+def numpy_sort_peer(threads):
+    """bench/.venv's NumPy, for W14's sort alone: from NumPy 1.26, np.sort is x86-simd-sort's
+    AVX-512 quicksort on CPUs that have it, which Debian's 1.24 (the NumPy peer) lacks."""
+    def prepare(workload, dtype, d):
+        if workload != "W14sort":
+            raise Unsupported("runs W14's sort only; the NumPy peer runs the rest")
+        arrays = inputs_for(workload, dtype, d)
+        return (lambda: np.sort(*arrays)), (lambda result: [np.asarray(result)])
+
+    return prepare, f"NumPy {np.__version__} (bench/.venv), np.sort only"
+
+
 def numexpr_peer(threads):
     import numexpr
 
@@ -389,6 +401,7 @@ def onnxruntime_peer(threads):
 
 PEERS = {
     "numpy": numpy_peer,
+    "numpy-sort": numpy_sort_peer,
     "numexpr": numexpr_peer,
     "jax": jax_peer,
     "torch": lambda threads: torch_peer(threads, compiled=False),
