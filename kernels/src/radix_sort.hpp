@@ -44,6 +44,11 @@ template <typename Key, typename Payload> struct Entry {
   Payload payload;
 };
 
+// An entry that is its key alone, for a sort whose values can be rebuilt from their keys.
+template <typename Key> struct KeyEntry {
+  Key key;
+};
+
 inline constexpr int kDigitBits = 8;
 inline constexpr int kBuckets = 1 << kDigitBits;
 // Ranges this short are sorted by insertion: a counting pass's 256 buckets cost more.

@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <bit>
 #include <cstdlib>
+#include <limits>
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "radix_sort.hpp"
@@ -101,11 +103,11 @@ void select_best(const SortRowArgs& args, const Row<Value>& row, SortWorkspace& 
   for (std::int64_t r = 0; r < count; ++r) write(args, r, best[r].second, row.at(best[r].second));
 }
 
-// The order's first `count` entries of a long row by the radix sort (radix_sort.hpp), written out
-// in chunks over the caller's pool like the sort's own passes.
-template <typename Value, typename Key, typename Payload, bool kPositions>
-void radix_sort_row(const SortRowArgs& args, const Row<Value>& row, SortWorkspace& workspace) {
-  using Entry = radix::Entry<Key, Payload>;
+// The order's first `count` entries of a long row by the radix sort (radix_sort.hpp), each key with
+// its position; written out in chunks over the caller's pool like the sort's own passes.
+template <typename Value, typename Key, typename Position>
+void radix_sort_positions(const SortRowArgs& args, const Row<Value>& row, SortWorkspace& workspace) {
+  using Entry = radix::Entry<Key, Position>;
   const std::int64_t n = args.length;
   auto* home = static_cast<Entry*>(workspace.scratch(0, static_cast<std::size_t>(n) * sizeof(Entry)));
   auto* other = static_cast<Entry*>(workspace.scratch(1, static_cast<std::size_t>(n) * sizeof(Entry)));
@@ -113,25 +115,72 @@ void radix_sort_row(const SortRowArgs& args, const Row<Value>& row, SortWorkspac
   radix::radix_sort(
       n,
       [&](std::int64_t i) {
-        const Value value = row.at(i);
-        const Key key = key_of<Value, Key>(value, args.descending);
-        if constexpr (kPositions) return Entry{key, static_cast<Payload>(i)};
-        else return Entry{key, value};
+        return Entry{key_of<Value, Key>(row.at(i), args.descending), static_cast<Position>(i)};
       },
       home, other, leaf, args.parallel_for);
   const std::int64_t chunks =
       std::clamp<std::int64_t>(args.count / radix::kMinChunk, 1, std::max(args.parallel_for.threads, 1));
   run_tasks(args.parallel_for, chunks, [&](std::int64_t c) {
     for (std::int64_t i = args.count * c / chunks; i < args.count * (c + 1) / chunks; ++i) {
-      if constexpr (kPositions) {
-        // The value from its key where the key tells its bits; from the row for zeros and NaNs.
-        const auto position = static_cast<std::int64_t>(home[i].payload);
-        Value value{};
-        if (args.values && !sort_keys::value_of_key(home[i].key, args.descending, value)) value = row.at(position);
-        write(args, i, position, value);
-      } else {
-        write(args, i, 0, home[i].payload);
+      // The value from its key where the key tells its bits; from the row for zeros and NaNs.
+      const auto position = static_cast<std::int64_t>(home[i].payload);
+      Value value{};
+      if (args.values && !sort_keys::value_of_key(home[i].key, args.descending, value)) value = row.at(position);
+      write(args, i, position, value);
+    }
+  });
+}
+
+// Only values: the entries are the keys alone (half the bytes of a key with its value), and each
+// value is rebuilt from its key. A float's zero key (0.0 and -0.0) and its NaN key (every NaN) do
+// not tell the bits; equal keys keep the row's order, so the k-th zero (NaN) of the result is the
+// k-th of the row, whose bits a pass over the row collects when the result has any.
+template <typename Value, typename Key>
+void radix_sort_values(const SortRowArgs& args, const Row<Value>& row, SortWorkspace& workspace) {
+  using Entry = radix::KeyEntry<Key>;
+  const std::int64_t n = args.length;
+  auto* home = static_cast<Entry*>(workspace.scratch(0, static_cast<std::size_t>(n) * sizeof(Entry)));
+  auto* other = static_cast<Entry*>(workspace.scratch(1, static_cast<std::size_t>(n) * sizeof(Entry)));
+  const std::int64_t leaf = args.radix_leaf > 0 ? args.radix_leaf : radix_leaf_entries(sizeof(Entry));
+  radix::radix_sort(
+      n, [&](std::int64_t i) { return Entry{key_of<Value, Key>(row.at(i), args.descending)}; }, home, other, leaf,
+      args.parallel_for);
+  // Where the runs of zero and NaN keys lie in the result, and their elements' own bits.
+  struct Run {
+    Key key;
+    std::int64_t begin = 0, end = 0;
+    Value* bits = nullptr;
+  };
+  Run zeros{}, nans{};
+  if constexpr (std::is_floating_point_v<Value>) {
+    const auto run_of = [&](Value value) {
+      const Key key = key_of<Value, Key>(value, args.descending);
+      const auto [first, last] = std::equal_range(home, home + n, Entry{key},
+                                                  [](const Entry& a, const Entry& b) { return a.key < b.key; });
+      return Run{key, first - home, last - home, nullptr};
+    };
+    zeros = run_of(Value(0));
+    nans = run_of(std::numeric_limits<Value>::quiet_NaN());
+    const std::int64_t specials = (zeros.end - zeros.begin) + (nans.end - nans.begin);
+    if (specials > 0) {
+      zeros.bits = static_cast<Value*>(workspace.scratch(2, static_cast<std::size_t>(specials) * sizeof(Value)));
+      nans.bits = zeros.bits + (zeros.end - zeros.begin);
+      std::int64_t zero = 0, nan = 0;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const Value value = row.at(i);
+        if (value != value) nans.bits[nan++] = value;
+        else if (value == Value(0)) zeros.bits[zero++] = value;
       }
+    }
+  }
+  const std::int64_t chunks =
+      std::clamp<std::int64_t>(args.count / radix::kMinChunk, 1, std::max(args.parallel_for.threads, 1));
+  run_tasks(args.parallel_for, chunks, [&](std::int64_t c) {
+    for (std::int64_t i = args.count * c / chunks; i < args.count * (c + 1) / chunks; ++i) {
+      Value value{};
+      if (!sort_keys::value_of_key(home[i].key, args.descending, value))
+        value = home[i].key == zeros.key ? zeros.bits[i - zeros.begin] : nans.bits[i - nans.begin];
+      write(args, i, 0, value);
     }
   });
 }
@@ -144,10 +193,9 @@ template <SortElement E> void sort_row_of(const SortRowArgs& args, SortWorkspace
   if (args.length < kSmallRow) return sort_small<Value, Key>(args, row, workspace);
   if (args.count * kSelectRatio <= args.length && args.count <= kMaxSelect)
     return select_best<Value, Key>(args, row, workspace);
-  // Only values: each key carries its element's own bits, so no position is looked up again.
-  if (!args.positions) return radix_sort_row<Value, Key, Value, false>(args, row, workspace);
-  if (args.length <= std::int64_t{0xffffffff}) return radix_sort_row<Value, Key, std::uint32_t, true>(args, row, workspace);
-  radix_sort_row<Value, Key, std::uint64_t, true>(args, row, workspace);
+  if (!args.positions) return radix_sort_values<Value, Key>(args, row, workspace);
+  if (args.length <= std::int64_t{0xffffffff}) return radix_sort_positions<Value, Key, std::uint32_t>(args, row, workspace);
+  radix_sort_positions<Value, Key, std::uint64_t>(args, row, workspace);
 }
 
 }  // namespace

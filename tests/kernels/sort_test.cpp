@@ -145,21 +145,24 @@ template <typename T> void check_split(kernels::SortElement element, std::uint64
             CAPTURE(descending);
             CAPTURE(leaf);
             CAPTURE(run == nullptr ? "serial" : run == &kernel_tests::reversed ? "reversed" : "threaded");
-            std::vector<T> values(row.size());
-            std::vector<std::int64_t> positions(row.size(), -1);
-            kernels::SortRowArgs args;
-            args.element = element;
-            args.descending = descending;
-            args.length = length;
-            args.count = length;
-            args.input = row.data();
-            args.values = values.data();
-            args.positions = positions.data();
-            args.radix_leaf = leaf;
-            args.parallel_for = {run, &pool_threads, run == nullptr ? 1 : pool_threads};
-            kernels::sort_row(args, workspace);
-            REQUIRE(positions == order);
-            REQUIRE(std::memcmp(values.data(), ordered.data(), ordered.size() * sizeof(T)) == 0);
+            for (bool with_positions : {true, false}) {  // keys with positions, keys alone
+              CAPTURE(with_positions);
+              std::vector<T> values(row.size());
+              std::vector<std::int64_t> positions(row.size(), -1);
+              kernels::SortRowArgs args;
+              args.element = element;
+              args.descending = descending;
+              args.length = length;
+              args.count = length;
+              args.input = row.data();
+              args.values = values.data();
+              if (with_positions) args.positions = positions.data();
+              args.radix_leaf = leaf;
+              args.parallel_for = {run, &pool_threads, run == nullptr ? 1 : pool_threads};
+              kernels::sort_row(args, workspace);
+              if (with_positions) REQUIRE(positions == order);
+              REQUIRE(std::memcmp(values.data(), ordered.data(), ordered.size() * sizeof(T)) == 0);
+            }
           }
       }
     }

@@ -9,15 +9,15 @@
 //
 // How: each element becomes an unsigned key whose unsigned order is that order (floats: the sign
 // bit flipped, or every bit for negatives; -0.0 as 0.0; every NaN the largest key; signed
-// integers: the sign bit flipped; descending: every bit inverted), carrying a payload (its
-// position, or its own bits when only values are asked for). Then
+// integers: the sign bit flipped; descending: every bit inverted), with its position when
+// positions are asked for. Then
 //   - a short row (under kSmallRow elements): std::sort of (key, position) pairs, which are all
 //     distinct, so any sort is stable;
 //   - a few positions of a long row (topk: count * kSelectRatio <= length): one pass keeps the
 //     best `count` (key, position) pairs in a sorted array; a block of elements that cannot enter
 //     (no key below the current worst) is skipped after one vector compare (AVX-512 where the CPU
 //     has it, else the portable loop: the same elements enter either way, so the same result);
-//   - otherwise a radix sort of the keys with their payloads, 8 bits a digit, stable by
+//   - otherwise a radix sort of the keys (with their positions), 8 bits a digit, stable by
 //     construction (kernels/src/radix_sort.hpp): split by the most significant digit that tells
 //     keys apart, recursively while a bucket is larger than `radix_leaf` entries, each bucket then
 //     finished by least-significant-digit passes in cache; a digit every key of a range shares
