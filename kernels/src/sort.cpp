@@ -103,8 +103,76 @@ void select_best(const SortRowArgs& args, const Row<Value>& row, SortWorkspace& 
   for (std::int64_t r = 0; r < count; ++r) write(args, r, best[r].second, row.at(best[r].second));
 }
 
-// The order's first `count` entries of a long row by the radix sort (radix_sort.hpp), each key with
-// its position; written out in chunks over the caller's pool like the sort's own passes.
+// Where a float's zero keys (0.0 and -0.0) and NaN keys lie in a sorted array of entries: the
+// two runs whose values the keys do not tell (sort_keys::value_from_key). Empty for integers.
+struct SpecialRuns {
+  std::int64_t zero_begin = 0, zero_end = 0, nan_begin = 0, nan_end = 0;
+};
+
+template <typename Value, typename Key, typename Entry>
+SpecialRuns special_runs(const Entry* sorted, std::int64_t n, bool descending) {
+  SpecialRuns runs;
+  if constexpr (std::is_floating_point_v<Value>) {
+    const auto run_of = [&](Value value) {
+      const Key key = key_of<Value, Key>(value, descending);
+      return std::equal_range(sorted, sorted + n, key, [](const auto& a, const auto& b) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(a)>, Key>) return a < b.key;
+        else return a.key < b;
+      });
+    };
+    const auto [zero_first, zero_last] = run_of(Value(0));
+    const auto [nan_first, nan_last] = run_of(std::numeric_limits<Value>::quiet_NaN());
+    runs = {zero_first - sorted, zero_last - sorted, nan_first - sorted, nan_last - sorted};
+  }
+  return runs;
+}
+
+// Writes the first `count` results from the sorted entries, in chunks over the caller's pool:
+// each value from its key (vectorized where the results are contiguous), but inside the special
+// runs, where special_value(i) gives it; each position from the entry's payload.
+template <typename Value, typename Key, typename Entry, typename SpecialValue>
+void write_results(const SortRowArgs& args, const Entry* sorted, const SpecialRuns& runs,
+                   const SpecialValue& special_value) {
+  constexpr bool kPositions = !std::is_same_v<Entry, radix::KeyEntry<Key>>;
+  auto* values = static_cast<Value*>(args.values);
+  const auto from_keys = [&](std::int64_t begin, std::int64_t end) {
+    const bool descending = args.descending;
+    if (values && args.values_stride == 1) {
+      for (std::int64_t i = begin; i < end; ++i) values[i] = sort_keys::value_from_key<Value>(sorted[i].key, descending);
+    } else if (values) {
+      for (std::int64_t i = begin; i < end; ++i)
+        values[i * args.values_stride] = sort_keys::value_from_key<Value>(sorted[i].key, descending);
+    }
+  };
+  const auto from_special = [&](std::int64_t begin, std::int64_t end) {
+    if (values)
+      for (std::int64_t i = begin; i < end; ++i) values[i * args.values_stride] = special_value(i);
+  };
+  const std::int64_t chunks =
+      std::clamp<std::int64_t>(args.count / radix::kMinChunk, 1, std::max(args.parallel_for.threads, 1));
+  run_tasks(args.parallel_for, chunks, [&](std::int64_t c) {
+    const std::int64_t begin = args.count * c / chunks, end = args.count * (c + 1) / chunks;
+    if constexpr (kPositions) {
+      if (args.positions)
+        for (std::int64_t i = begin; i < end; ++i)
+          args.positions[i * args.positions_stride] = static_cast<std::int64_t>(sorted[i].payload);
+    }
+    // The chunk's pieces before, inside and between the two runs (disjoint; either may come first).
+    std::pair<std::int64_t, std::int64_t> special[2] = {{runs.zero_begin, runs.zero_end}, {runs.nan_begin, runs.nan_end}};
+    if (special[1].first < special[0].first) std::swap(special[0], special[1]);
+    std::int64_t at = begin;
+    for (const auto& [first, last] : special) {
+      const std::int64_t inside = std::clamp(first, at, end), after = std::clamp(last, at, end);
+      from_keys(at, inside);
+      from_special(inside, after);
+      at = after;
+    }
+    from_keys(at, end);
+  });
+}
+
+// A long row by the radix sort (radix_sort.hpp), each key with its position: the values of zeros
+// and NaNs are read back from the row at their positions.
 template <typename Value, typename Key, typename Position>
 void radix_sort_positions(const SortRowArgs& args, const Row<Value>& row, SortWorkspace& workspace) {
   using Entry = radix::Entry<Key, Position>;
@@ -118,23 +186,14 @@ void radix_sort_positions(const SortRowArgs& args, const Row<Value>& row, SortWo
         return Entry{key_of<Value, Key>(row.at(i), args.descending), static_cast<Position>(i)};
       },
       home, other, leaf, args.parallel_for);
-  const std::int64_t chunks =
-      std::clamp<std::int64_t>(args.count / radix::kMinChunk, 1, std::max(args.parallel_for.threads, 1));
-  run_tasks(args.parallel_for, chunks, [&](std::int64_t c) {
-    for (std::int64_t i = args.count * c / chunks; i < args.count * (c + 1) / chunks; ++i) {
-      // The value from its key where the key tells its bits; from the row for zeros and NaNs.
-      const auto position = static_cast<std::int64_t>(home[i].payload);
-      Value value{};
-      if (args.values && !sort_keys::value_of_key(home[i].key, args.descending, value)) value = row.at(position);
-      write(args, i, position, value);
-    }
-  });
+  write_results<Value, Key>(args, home, special_runs<Value, Key>(home, n, args.descending),
+                            [&](std::int64_t i) { return row.at(static_cast<std::int64_t>(home[i].payload)); });
 }
 
 // Only values: the entries are the keys alone (half the bytes of a key with its value), and each
-// value is rebuilt from its key. A float's zero key (0.0 and -0.0) and its NaN key (every NaN) do
-// not tell the bits; equal keys keep the row's order, so the k-th zero (NaN) of the result is the
-// k-th of the row, whose bits a pass over the row collects when the result has any.
+// value is rebuilt from its key. A float's zero and NaN keys do not tell the bits; equal keys keep
+// the row's order, so the k-th zero (NaN) of the result is the k-th of the row, whose bits a pass
+// over the row collects when the result has any.
 template <typename Value, typename Key>
 void radix_sort_values(const SortRowArgs& args, const Row<Value>& row, SortWorkspace& workspace) {
   using Entry = radix::KeyEntry<Key>;
@@ -145,43 +204,22 @@ void radix_sort_values(const SortRowArgs& args, const Row<Value>& row, SortWorks
   radix::radix_sort(
       n, [&](std::int64_t i) { return Entry{key_of<Value, Key>(row.at(i), args.descending)}; }, home, other, leaf,
       args.parallel_for);
-  // Where the runs of zero and NaN keys lie in the result, and their elements' own bits.
-  struct Run {
-    Key key;
-    std::int64_t begin = 0, end = 0;
-    Value* bits = nullptr;
-  };
-  Run zeros{}, nans{};
-  if constexpr (std::is_floating_point_v<Value>) {
-    const auto run_of = [&](Value value) {
-      const Key key = key_of<Value, Key>(value, args.descending);
-      const auto [first, last] = std::equal_range(home, home + n, Entry{key},
-                                                  [](const Entry& a, const Entry& b) { return a.key < b.key; });
-      return Run{key, first - home, last - home, nullptr};
-    };
-    zeros = run_of(Value(0));
-    nans = run_of(std::numeric_limits<Value>::quiet_NaN());
-    const std::int64_t specials = (zeros.end - zeros.begin) + (nans.end - nans.begin);
-    if (specials > 0) {
-      zeros.bits = static_cast<Value*>(workspace.scratch(2, static_cast<std::size_t>(specials) * sizeof(Value)));
-      nans.bits = zeros.bits + (zeros.end - zeros.begin);
-      std::int64_t zero = 0, nan = 0;
-      for (std::int64_t i = 0; i < n; ++i) {
-        const Value value = row.at(i);
-        if (value != value) nans.bits[nan++] = value;
-        else if (value == Value(0)) zeros.bits[zero++] = value;
-      }
+  const SpecialRuns runs = special_runs<Value, Key>(home, n, args.descending);
+  const std::int64_t zeros = runs.zero_end - runs.zero_begin, nans = runs.nan_end - runs.nan_begin;
+  Value* zero_bits = nullptr;
+  Value* nan_bits = nullptr;
+  if (zeros + nans > 0) {
+    zero_bits = static_cast<Value*>(workspace.scratch(2, static_cast<std::size_t>(zeros + nans) * sizeof(Value)));
+    nan_bits = zero_bits + zeros;
+    std::int64_t zero = 0, nan = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const Value value = row.at(i);
+      if (value != value) nan_bits[nan++] = value;
+      else if (value == Value(0)) zero_bits[zero++] = value;
     }
   }
-  const std::int64_t chunks =
-      std::clamp<std::int64_t>(args.count / radix::kMinChunk, 1, std::max(args.parallel_for.threads, 1));
-  run_tasks(args.parallel_for, chunks, [&](std::int64_t c) {
-    for (std::int64_t i = args.count * c / chunks; i < args.count * (c + 1) / chunks; ++i) {
-      Value value{};
-      if (!sort_keys::value_of_key(home[i].key, args.descending, value))
-        value = home[i].key == zeros.key ? zeros.bits[i - zeros.begin] : nans.bits[i - nans.begin];
-      write(args, i, 0, value);
-    }
+  write_results<Value, Key>(args, home, runs, [&](std::int64_t i) {
+    return i < runs.zero_end && i >= runs.zero_begin ? zero_bits[i - runs.zero_begin] : nan_bits[i - runs.nan_begin];
   });
 }
 
