@@ -224,13 +224,25 @@ void radix_sort(std::int64_t n, const MakeEntry& make_entry, E* home, E* other, 
   const auto chunk_begin = [&](std::int64_t c) { return n * c / chunks; };
   // The histograms first, from the keys alone: the entries are made again as the first split
   // places them, which saves writing the whole row once and reading it back.
+  // Neighbouring keys often share a digit (a float's exponent): counted in one histogram, each
+  // increment would wait for the one before it to be stored; even and odd elements count apart.
   std::vector<Histograms> counts(static_cast<std::size_t>(chunks), Histograms{});
   run_tasks(parallel_for, chunks, [&](std::int64_t c) {
-    Histograms& count = counts[static_cast<std::size_t>(c)];
-    for (std::int64_t i = chunk_begin(c); i < chunk_begin(c + 1); ++i) {
-      const Key key = make_entry(i).key;
-      for (int d = 0; d < kDigits<Key>; ++d) ++count[d][digit(key, d)];
+    Histograms halves[2]{};
+    const std::int64_t first = chunk_begin(c), last = chunk_begin(c + 1);
+    std::int64_t i = first;
+    for (; i + 1 < last; i += 2) {
+      const Key even = make_entry(i).key, odd = make_entry(i + 1).key;
+      for (int d = 0; d < kDigits<Key>; ++d) {
+        ++halves[0][d][digit(even, d)];
+        ++halves[1][d][digit(odd, d)];
+      }
     }
+    if (i < last)
+      for (int d = 0; d < kDigits<Key>; ++d) ++halves[0][d][digit(make_entry(i).key, d)];
+    Histograms& count = counts[static_cast<std::size_t>(c)];
+    for (int d = 0; d < kDigits<Key>; ++d)
+      for (int b = 0; b < kBuckets; ++b) count[d][b] = halves[0][d][b] + halves[1][d][b];
   });
   // The most significant digit that tells keys apart; none: every key is equal, and the entries
   // in the order they are made are sorted.
