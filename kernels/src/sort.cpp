@@ -115,10 +115,8 @@ SpecialRuns special_runs(const Entry* sorted, std::int64_t n, bool descending) {
   if constexpr (std::is_floating_point_v<Value>) {
     const auto run_of = [&](Value value) {
       const Key key = key_of<Value, Key>(value, descending);
-      return std::equal_range(sorted, sorted + n, key, [](const auto& a, const auto& b) {
-        if constexpr (std::is_same_v<std::decay_t<decltype(a)>, Key>) return a < b.key;
-        else return a.key < b;
-      });
+      const Entry* first = std::partition_point(sorted, sorted + n, [&](const Entry& e) { return e.key < key; });
+      return std::pair(first, std::partition_point(first, sorted + n, [&](const Entry& e) { return e.key == key; }));
     };
     const auto [zero_first, zero_last] = run_of(Value(0));
     const auto [nan_first, nan_last] = run_of(std::numeric_limits<Value>::quiet_NaN());
@@ -171,23 +169,28 @@ void write_results(const SortRowArgs& args, const Entry* sorted, const SpecialRu
   });
 }
 
-// A long row by the radix sort (radix_sort.hpp), each key with its position: the values of zeros
-// and NaNs are read back from the row at their positions.
+// The row's entries, make_entry(i) for each element i, sorted by the radix sort (radix_sort.hpp)
+// into the workspace's slot 0.
+template <typename Entry, typename MakeEntry>
+const Entry* radix_sorted(const SortRowArgs& args, SortWorkspace& workspace, const MakeEntry& make_entry) {
+  const auto bytes = static_cast<std::size_t>(args.length) * sizeof(Entry);
+  auto* home = static_cast<Entry*>(workspace.scratch(0, bytes));
+  auto* other = static_cast<Entry*>(workspace.scratch(1, bytes));
+  const std::int64_t leaf = args.radix_leaf > 0 ? args.radix_leaf : radix_leaf_entries(sizeof(Entry));
+  radix::radix_sort(args.length, make_entry, home, other, leaf, args.parallel_for);
+  return home;
+}
+
+// A long row, each key with its position: the values of zeros and NaNs are read back from the row
+// at their positions.
 template <typename Value, typename Key, typename Position>
 void radix_sort_positions(const SortRowArgs& args, const Row<Value>& row, SortWorkspace& workspace) {
   using Entry = radix::Entry<Key, Position>;
-  const std::int64_t n = args.length;
-  auto* home = static_cast<Entry*>(workspace.scratch(0, static_cast<std::size_t>(n) * sizeof(Entry)));
-  auto* other = static_cast<Entry*>(workspace.scratch(1, static_cast<std::size_t>(n) * sizeof(Entry)));
-  const std::int64_t leaf = args.radix_leaf > 0 ? args.radix_leaf : radix_leaf_entries(sizeof(Entry));
-  radix::radix_sort(
-      n,
-      [&](std::int64_t i) {
-        return Entry{key_of<Value, Key>(row.at(i), args.descending), static_cast<Position>(i)};
-      },
-      home, other, leaf, args.parallel_for);
-  write_results<Value, Key>(args, home, special_runs<Value, Key>(home, n, args.descending),
-                            [&](std::int64_t i) { return row.at(static_cast<std::int64_t>(home[i].payload)); });
+  const Entry* sorted = radix_sorted<Entry>(args, workspace, [&](std::int64_t i) {
+    return Entry{key_of<Value, Key>(row.at(i), args.descending), static_cast<Position>(i)};
+  });
+  write_results<Value, Key>(args, sorted, special_runs<Value, Key>(sorted, args.length, args.descending),
+                            [&](std::int64_t i) { return row.at(static_cast<std::int64_t>(sorted[i].payload)); });
 }
 
 // Only values: the entries are the keys alone (half the bytes of a key with its value), and each
@@ -198,13 +201,9 @@ template <typename Value, typename Key>
 void radix_sort_values(const SortRowArgs& args, const Row<Value>& row, SortWorkspace& workspace) {
   using Entry = radix::KeyEntry<Key>;
   const std::int64_t n = args.length;
-  auto* home = static_cast<Entry*>(workspace.scratch(0, static_cast<std::size_t>(n) * sizeof(Entry)));
-  auto* other = static_cast<Entry*>(workspace.scratch(1, static_cast<std::size_t>(n) * sizeof(Entry)));
-  const std::int64_t leaf = args.radix_leaf > 0 ? args.radix_leaf : radix_leaf_entries(sizeof(Entry));
-  radix::radix_sort(
-      n, [&](std::int64_t i) { return Entry{key_of<Value, Key>(row.at(i), args.descending)}; }, home, other, leaf,
-      args.parallel_for);
-  const SpecialRuns runs = special_runs<Value, Key>(home, n, args.descending);
+  const Entry* sorted = radix_sorted<Entry>(
+      args, workspace, [&](std::int64_t i) { return Entry{key_of<Value, Key>(row.at(i), args.descending)}; });
+  const SpecialRuns runs = special_runs<Value, Key>(sorted, n, args.descending);
   const std::int64_t zeros = runs.zero_end - runs.zero_begin, nans = runs.nan_end - runs.nan_begin;
   Value* zero_bits = nullptr;
   Value* nan_bits = nullptr;
@@ -218,7 +217,7 @@ void radix_sort_values(const SortRowArgs& args, const Row<Value>& row, SortWorks
       else if (value == Value(0)) zero_bits[zero++] = value;
     }
   }
-  write_results<Value, Key>(args, home, runs, [&](std::int64_t i) {
+  write_results<Value, Key>(args, sorted, runs, [&](std::int64_t i) {
     return i < runs.zero_end && i >= runs.zero_begin ? zero_bits[i - runs.zero_begin] : nan_bits[i - runs.nan_begin];
   });
 }
