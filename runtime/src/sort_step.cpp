@@ -87,7 +87,8 @@ struct PreparedSort final : PreparedStep {
     };
     const std::int64_t work = rows * row_args.length;
     const std::int64_t tasks = std::min<std::int64_t>({pool_threads(), rows, work / kMinElementsPerTask});
-    // Fewer rows than threads: each row's sort splits itself over the pool.
+    // One task (fewer rows than threads, or too little work to split them): each row's sort may
+    // split itself over the pool, as a long one does.
     if (tasks <= 1) {
       row_args.parallel_for = pool_parallel_for();
       return run_rows(0, rows);

@@ -21,8 +21,8 @@
 //     construction (kernels/src/radix_sort.hpp): split by the most significant digit that tells
 //     keys apart, recursively while a bucket is larger than `radix_leaf` entries, each bucket then
 //     finished by least-significant-digit passes in cache; a digit every key of a range shares
-//     costs no pass (bool, small integers, the high bytes of a narrow range). The buckets of the
-//     first split, the building of the entries and the writing of the results are split over
+//     costs no pass (bool, small integers, the high bytes of a narrow range). The counting of
+//     the digits, the first split, its buckets and the writing of the results are split over
 //     `parallel_for`: a single long row uses the pool too.
 #pragma once
 
@@ -62,7 +62,7 @@ class SortWorkspace {
  public:
   // Where the scratch comes from: `allocate(bytes)` returns at least `bytes` of 64-byte aligned
   // memory, given back when the last copy of the pointer goes. A long row's scratch is twice its
-  // entries (16 or 32 bytes an element): the runtime hands out its recycled mappings, so that a
+  // entries (8 to 32 bytes an element): the runtime hands out its recycled mappings, so that a
   // sort in a loop does not fault that memory in again on every call.
   using Allocate = std::function<std::shared_ptr<void>(std::size_t bytes)>;
   SortWorkspace();  // std::aligned_alloc
