@@ -82,6 +82,7 @@ def all_cases():
         Case("W14cumsum", "f32", (16 * MI,), "W14 cumsum, 16 Mi", bytes=8 * 16 * MI, tolerance=1e-3),
         Case("W14sort", "f32", (16 * MI,), "W14 sort (values and positions), 16 Mi", bytes=16 * 16 * MI,
              tolerance=0),
+        Case("W14sortvalues", "f32", (16 * MI,), "W14 sort (values only), 16 Mi", bytes=8 * 16 * MI, tolerance=0),
         Case("W14topk", "f32", (side, side), "W14 topk(10) over rows, 4096²", bytes=4 * side * side, tolerance=0),
     ]
     # W14 index_add: the gradient of W12's word table, 32×128 rows of 384 added by id into zeros of

@@ -79,7 +79,7 @@ def inputs_for(workload, dtype, d):
 
     if workload in ("W1", "W11"):
         return [x(1, (d[0],)), x(2, (d[0],)), x(3, (d[0],))]
-    if workload in ("W2", "W4sum", "W14cumsum", "W14sort"):
+    if workload in ("W2", "W4sum", "W14cumsum", "W14sort", "W14sortvalues"):
         return [x(1, (d[0],))]
     if workload == "W14topk":
         return [x(1, (d[0], d[1]))]
@@ -165,6 +165,7 @@ def numpy_peer(threads):
     functions.update(embedding_functions(lambda table, ids: table[ids], functions["W6"]))
     functions["W14indexadd"] = lambda rows, ids: index_add_numpy(rows, ids, W14_VOCABULARY)
     functions["W14sort"] = np.sort  # its default kind: x86-simd-sort's AVX-512 quicksort from NumPy 1.26
+    functions["W14sortvalues"] = np.sort
     rng = np.random.default_rng(0)
     functions.update({
         "W13uniform": lambda x: rng.random(x.shape, dtype=np.float32),
@@ -191,8 +192,8 @@ def numpy_sort_peer(threads):
     """bench/.venv's NumPy, for W14's sort alone: from NumPy 1.26, np.sort is x86-simd-sort's
     AVX-512 quicksort on CPUs that have it, which Debian's 1.24 (the NumPy peer) lacks."""
     def prepare(workload, dtype, d):
-        if workload != "W14sort":
-            raise Unsupported("runs W14's sort only; the NumPy peer runs the rest")
+        if workload not in ("W14sort", "W14sortvalues"):
+            raise Unsupported("runs W14's sorts only; the NumPy peer runs the rest")
         arrays = inputs_for(workload, dtype, d)
         return (lambda: np.sort(*arrays)), (lambda result: [np.asarray(result)])
 
@@ -258,6 +259,7 @@ def jax_peer(threads):
     functions.update(concat_functions(jnp.concatenate))
     functions.update(embedding_functions(lambda table, ids: jnp.take(table, ids, axis=0), functions["W6"]))
     functions["W14sort"] = lambda x: jax.lax.sort_key_val(x, jnp.arange(x.shape[0]))[0]
+    functions["W14sortvalues"] = jnp.sort
     functions["W14topk"] = lambda x: jax.lax.top_k(x, 10)[0]
     functions["W14indexadd"] = lambda rows, ids: jnp.zeros((W14_VOCABULARY, rows.shape[1]), rows.dtype).at[ids].add(rows)
 
@@ -304,6 +306,7 @@ def torch_peer(threads, compiled):
         lambda table, ids: torch.nn.functional.embedding(ids, table),
         lambda x, gamma, beta, eps: torch.nn.functional.layer_norm(x, (x.shape[-1],), gamma, beta, eps)))
     functions["W14sort"] = lambda x: torch.sort(x, stable=True).values  # computes values and indices
+    functions["W14sortvalues"] = lambda x: torch.sort(x).values  # PyTorch has no values-only sort
     functions["W14indexadd"] = lambda rows, ids: torch.zeros(W14_VOCABULARY, rows.shape[1]).index_add_(0, ids, rows)
     functions["W14topk"] = lambda x: torch.topk(x, 10).values
     functions.update({
