@@ -222,6 +222,11 @@ void radix_sort(std::int64_t n, const MakeEntry& make_entry, E* home, E* other, 
   const std::int64_t threads = parallel_for.run != nullptr ? std::max(parallel_for.threads, 1) : 1;
   const std::int64_t chunks = std::clamp<std::int64_t>(n / kMinChunk, 1, threads);
   const auto chunk_begin = [&](std::int64_t c) { return n * c / chunks; };
+  const Sorter<E> sorter(home, other, leaf);
+  if (n <= leaf) {  // in cache from the start: its LSD passes count the digits themselves
+    for (std::int64_t i = 0; i < n; ++i) home[i] = make_entry(i);
+    return sorter.sort_in_cache(home, 0, n, kDigits<Key> - 1);
+  }
   // The histograms first, from the keys alone: the entries are made again as the first split
   // places them, which saves writing the whole row once and reading it back.
   // Neighbouring keys often share a digit (a float's exponent): counted in one histogram, each
@@ -255,10 +260,8 @@ void radix_sort(std::int64_t n, const MakeEntry& make_entry, E* home, E* other, 
       for (int b = 0; b < kBuckets; ++b) totals[b] += count[top][b];
     if (totals[digit(first_key, top)] != n) break;
   }
-  const Sorter<E> sorter(home, other, leaf);
-  if (top < 0 || n <= leaf) {
+  if (top < 0) {
     for (std::int64_t i = 0; i < n; ++i) home[i] = make_entry(i);
-    if (top >= 0) sorter.sort_in_cache(home, 0, n, top);
     return;
   }
   std::array<std::int64_t, kBuckets> starts;
