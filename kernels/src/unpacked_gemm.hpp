@@ -126,8 +126,20 @@ void unpacked_column_blocks(const detail::RegionProblem<T>& problem, std::int64_
   // has ways, so those rows cannot collide, and the copy's extra stores would only slow the first
   // row block down (64^3).
   if (problem.m < 2 * MR || unpacked_b_rows_fit_in_l1<T>(k, b_row_stride)) b_copy = nullptr;
+  // A 2-row kernel runs 2 * NV chains, half what the FMA latency asks for, and took a quarter of
+  // the products of one 16-token sentence as 14 + 2 rows. When the rows past the full blocks end
+  // in a 2-row block (there are 4q + 2 of them), the last full block gives two rows to them, so
+  // that they split into 8s and 4s: 16 rows run as 12 + 4 (MiniLM at 16 tokens 3-4 % faster,
+  // docs/gemm.md). A 4-row kernel's 4 * NV chains are as many as the latency asks for.
+  std::int64_t full_rows = problem.m / MR * MR;
+  bool lend_two_rows = false;
+  if constexpr (MR >= 6) lend_two_rows = full_rows > 0 && (problem.m - full_rows) % 4 == 2;
+  if (lend_two_rows) full_rows -= MR;
   std::int64_t row = 0;
-  for (; row + MR <= problem.m; row += MR) rows_at(std::integral_constant<int, MR>{}, row);
+  for (; row < full_rows; row += MR) rows_at(std::integral_constant<int, MR>{}, row);
+  if constexpr (MR >= 6) {
+    if (lend_two_rows) rows_at(std::integral_constant<int, MR - 2>{}, row), row += MR - 2;
+  }
   if constexpr (MR > 8) {
     if (problem.m - row >= 8) rows_at(std::integral_constant<int, 8>{}, row), row += 8;
   }

@@ -42,7 +42,9 @@ TEST_CASE_TEMPLATE("every edge-tile remainder of every tile shape matches the re
         CAPTURE(kernel.instruction_set);
         CAPTURE(bits);
         CAPTURE(unpacked);
-        for (std::int64_t m = 1; m <= 2 * kernel.mr + 1; ++m) {
+        // Up to three row blocks and a tail: two full blocks before a tail of 4q + 2 rows, the
+        // last of which gives two rows to the tail (unpacked_gemm.hpp).
+        for (std::int64_t m = 1; m <= 3 * kernel.mr + 1; ++m) {
           Problem p;
           p.m = m;
           p.n = kernel.nr + 1 + m % kernel.nr;

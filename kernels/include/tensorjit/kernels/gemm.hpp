@@ -113,10 +113,10 @@ struct GemmOptions {
   int vector_bits = 0;
   InstructionSet instruction_set = InstructionSet::best;
   ParallelFor parallel_for{};
-  // Products with fewer multiply-adds (batch*m*n*k) run on the calling thread: below about 20 us
+  // Products with fewer multiply-adds (batch*m*n*k) run on the calling thread: below about 10 us
   // of work on one core, waking a pool's workers and joining them costs as much as the product.
-  // Unset: 2^22 for f32 at 512 bits, in proportion to the lanes of an FMA otherwise (2^21 for f32
-  // at 256 bits, 2^20 for f64 there), as a core does that many fewer multiply-adds a second.
+  // Unset: 2^21 for f32 at 512 bits, in proportion to the lanes of an FMA otherwise (2^20 for f32
+  // at 256 bits, 2^19 for f64 there), as a core does that many fewer multiply-adds a second.
   std::optional<std::int64_t> minimum_parallel_work;
   // Cache blocking override for tests and tuning; 0 keeps the blocks the rules derive from this
   // CPU's caches (docs/gemm.md).
