@@ -6,7 +6,9 @@
 //   for jg in n step G*NR               (groups of G column blocks: G = 1, or with an epilogue hook
 //                                        from k, unpacked_group_blocks)
 //     B columns of a partial block: copied once into a zero-padded k x NR buffer
-//     for ir in m step MR               (row blocks; the last one split into 8, 4, 2, 1 rows;
+//     for ir in m step MR               (row blocks; a tail of MR - 3 rows or more as one block, one
+//                                        ending in 2 or 3 rows with 2 or 1 rows of the last full
+//                                        block, the rest in 8s, 4s, 2s and 1s;
 //                                        the first stores a contiguous copy of B's blocks for the others)
 //       for jr in the group step NR     (the unpacked kernel over all of k, the store stage in registers,
 //                                        prefetching the tile's lines of the epilogue's reads)
@@ -126,25 +128,32 @@ void unpacked_column_blocks(const detail::RegionProblem<T>& problem, std::int64_
   // has ways, so those rows cannot collide, and the copy's extra stores would only slow the first
   // row block down (64^3).
   if (problem.m < 2 * MR || unpacked_b_rows_fit_in_l1<T>(k, b_row_stride)) b_copy = nullptr;
-  // A 2-row kernel runs 2 * NV chains, half what the FMA latency asks for, and took a quarter of
-  // the products of one 16-token sentence as 14 + 2 rows. When the rows past the full blocks end
-  // in a 2-row block (there are 4q + 2 of them), the last full block gives two rows to them, so
-  // that they split into 8s and 4s: 16 rows run as 12 + 4 (MiniLM at 16 tokens 3-4 % faster,
-  // docs/gemm.md). A 4-row kernel's 4 * NV chains are as many as the latency asks for.
+  // A 2-row kernel runs 2 * NV chains, half of what the FMA latency asks for (a 4-row kernel's
+  // 4 * NV are enough), and one 16-token sentence ran its products as 14 + 2 rows, the 2-row pass
+  // a quarter of their time. So when the rows past the full blocks end in 2 or 3 (2 + 1) rows,
+  // the last full block gives them 2 or 1 rows, and they split into 8s and 4s: 16 rows run as
+  // 12 + 4, 17 as 13 + 4. A tail of MR - 3 to MR - 1 rows runs as one block of its own (13 rows,
+  // 14 + 11), not 8 + 4 + 1. 15 rows stay 14 + 1: 11 + 4 measured slower (docs/gemm.md, "Row
+  // blocks").
   std::int64_t full_rows = problem.m / MR * MR;
-  bool lend_two_rows = false;
-  if constexpr (MR >= 6) lend_two_rows = full_rows > 0 && (problem.m - full_rows) % 4 == 2;
-  if (lend_two_rows) full_rows -= MR;
+  int short_by = 0;  // one block of MR - short_by rows (1 to 3 fewer than MR) follows the full ones
+  if constexpr (MR >= 6) {
+    const auto tail = static_cast<int>(problem.m - full_rows);
+    if (tail >= MR - 3) short_by = MR - tail;
+    else if (full_rows > 0 && tail % 4 >= 2) short_by = 4 - tail % 4, full_rows -= MR;
+  }
   std::int64_t row = 0;
   for (; row < full_rows; row += MR) rows_at(std::integral_constant<int, MR>{}, row);
   if constexpr (MR >= 6) {
-    if (lend_two_rows) rows_at(std::integral_constant<int, MR - 2>{}, row), row += MR - 2;
+    if (short_by == 1) rows_at(std::integral_constant<int, MR - 1>{}, row), row += MR - 1;
+    if (short_by == 2) rows_at(std::integral_constant<int, MR - 2>{}, row), row += MR - 2;
+    if (short_by == 3) rows_at(std::integral_constant<int, MR - 3>{}, row), row += MR - 3;
   }
   if constexpr (MR > 8) {
-    if (problem.m - row >= 8) rows_at(std::integral_constant<int, 8>{}, row), row += 8;
+    for (; problem.m - row >= 8; row += 8) rows_at(std::integral_constant<int, 8>{}, row);
   }
   if constexpr (MR > 4) {
-    if (problem.m - row >= 4) rows_at(std::integral_constant<int, 4>{}, row), row += 4;
+    for (; problem.m - row >= 4; row += 4) rows_at(std::integral_constant<int, 4>{}, row);
   }
   if (problem.m - row >= 2) rows_at(std::integral_constant<int, 2>{}, row), row += 2;
   if (problem.m - row >= 1) rows_at(std::integral_constant<int, 1>{}, row);
