@@ -4,6 +4,7 @@
 // workspace of the thread it runs on.
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <exception>
 #include <initializer_list>
 #include <mutex>
@@ -94,6 +95,12 @@ bool takes_unpacked_path(const GemmArgs<T>& args, const Blocking& blocking, cons
     return false;
   if (args.a.storage != Storage::native && product_of({args.m, args.k, bytes}) > unpacked_path_bytes) return false;
   if (args.m <= blocking.mr) return true;  // one row block: B is used once, packing A cannot pay
+  // A whose row elements lie more than 2 KiB apart (x^T of a dense layer's input, 784 f32 a row:
+  // the weight gradient) is packed when more than one column block reads it: read in place, each
+  // k step's MR values sit in a line more than 2 KiB from the last step's. Packed, such products
+  // took 0.71-0.90 of the time (784x256x512, 1536x16x384, 1024x128x256, 1536x128x384 f32;
+  // 392x256x512 and 768x16x384 f64); at 2 KiB exactly, f64 256x128x256 took 1.08 (docs/gemm.md).
+  if (std::abs(args.a.col_stride) * bytes > 2048 && args.n > blocking.nr) return false;
   return product_of({args.m, args.k, bytes}) <= unpacked_path_bytes;
 }
 

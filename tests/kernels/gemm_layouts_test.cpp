@@ -34,6 +34,26 @@ TEST_CASE_TEMPLATE("every layout of A and B matches the reference at every width
   }
 }
 
+// An A whose row elements lie more than 2 KiB apart (its transpose is row-major with over 2 KiB
+// a row: the weight gradient x^T * dh) and that several column blocks read takes the packed path
+// though it fits the unpacked path's size (gemm.cpp, takes_unpacked_path); a reversed one too.
+TEST_CASE_TEMPLATE("a transposed A with rows far apart matches the reference at every width", T, float, double) {
+  for (Layout a_layout : {Layout::column_major, Layout::reversed_both})
+    for (int bits : all_widths)
+      for (std::int64_t n : {std::int64_t{20}, std::int64_t{70}}) {
+        tk::GemmOptions options;
+        options.vector_bits = bits;
+        Problem p;
+        p.m = 2048 / static_cast<std::int64_t>(sizeof(T)) + 37;
+        p.n = n;
+        p.k = 9;
+        p.a_layout = a_layout;
+        CAPTURE(bits);
+        CAPTURE(n);
+        CHECK(matches_reference<T>(p, options));
+      }
+}
+
 TEST_CASE_TEMPLATE("batched products with strided, broadcast and reversed batches match the reference", T, float,
                    double) {
   int two_threads = 2;
