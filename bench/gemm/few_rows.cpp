@@ -1,7 +1,7 @@
 // few_rows: products of few rows against weights packed ahead of time, as a sentence of a few
-// tokens meets a model's layers. The weights are all-MiniLM-L6-v2's shapes (six layers of four
-// 384×384 products, 384×1536 and 1536×384; 42.5 MB, more than L2, so each product streams its
-// panels from L3 or memory), random; for each row count the 36 products run one after another on
+// tokens meets a model's layers. The weights have all-MiniLM-L6-v2's shapes (six layers, each of
+// four 384×384 weights, a 384×1536 and a 1536×384: 42.5 MB, more than L2, so each product streams
+// its panels from L3 or memory) and random values; for each row count the 36 products run one after another on
 // one thread, and the median of the rounds is printed with its GFLOP/s. Timed in the thread's CPU
 // time, which a shared machine's other processes disturb less than wall time (their time slices are
 // left out; their cache and memory traffic is not). No peer: run it from two builds, alternately,
