@@ -6,9 +6,8 @@
 //   for jg in n step G*NR               (groups of G column blocks: G = 1, or with an epilogue hook
 //                                        from k, unpacked_group_blocks)
 //     B columns of a partial block: copied once into a zero-padded k x NR buffer
-//     for ir in m step MR               (row blocks; a tail of MR - 3 rows or more as one block, one
-//                                        ending in 2 or 3 rows with 2 or 1 rows of the last full
-//                                        block, the rest in 8s, 4s, 2s and 1s;
+//     for ir in m step MR               (row blocks; the rows past them as one block, but for 2 or 3
+//                                        of them after a full block: 12 + 4 and 13 + 4 rows;
 //                                        the first stores a contiguous copy of B's blocks for the others)
 //       for jr in the group step NR     (the unpacked kernel over all of k, the store stage in registers,
 //                                        prefetching the tile's lines of the epilogue's reads)
@@ -26,6 +25,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "kernel_family.hpp"
 #include "packing.hpp"
@@ -128,35 +128,31 @@ void unpacked_column_blocks(const detail::RegionProblem<T>& problem, std::int64_
   // has ways, so those rows cannot collide, and the copy's extra stores would only slow the first
   // row block down (64^3).
   if (problem.m < 2 * MR || unpacked_b_rows_fit_in_l1<T>(k, b_row_stride)) b_copy = nullptr;
-  // A 2-row kernel runs 2 * NV chains, half of what the FMA latency asks for (a 4-row kernel's
-  // 4 * NV are enough), and one 16-token sentence ran its products as 14 + 2 rows, the 2-row pass
-  // a quarter of their time. So when the rows past the full blocks end in 2 or 3 (2 + 1) rows,
-  // the last full block gives them 2 or 1 rows, and they split into 8s and 4s: 16 rows run as
-  // 12 + 4, 17 as 13 + 4. A tail of MR - 3 to MR - 1 rows runs as one block of its own (13 rows,
-  // 14 + 11), not 8 + 4 + 1. 15 rows stay 14 + 1: 11 + 4 measured slower (docs/gemm.md, "Row
+  // Runs the kernel of `count` rows (1 to MR, one instantiation each) at `at`.
+  auto rows_block = [&](int count, std::int64_t at) {
+    [&]<int... R>(std::integer_sequence<int, R...>) {
+      ((count == R + 1 ? rows_at(std::integral_constant<int, R + 1>{}, at) : void()), ...);
+    }(std::make_integer_sequence<int, MR>{});
+  };
+  // The rows past the full MR-row blocks run as one block of their own: each further block reads
+  // B again (from L2, where the first streamed it from memory), and 11 rows as 8 + 2 + 1 took
+  // 1.6-2x the time of one 11-row block. But a kernel of 1 or 2 rows runs 1 or 2 * NV chains,
+  // half or less of what the FMA latency asks for (4 rows' 4 * NV are enough), and one 16-token
+  // sentence ran its products as 14 + 2 rows, the 2-row pass a quarter of their time: a tail of 2
+  // or 3 rows after a full block takes 2 or 1 rows of it (16 rows as 12 + 4, 17 as 13 + 4). A
+  // 1-row tail does not: 15 rows as 11 + 4 measured slower than 14 + 1 (docs/gemm.md, "Row
   // blocks").
-  std::int64_t full_rows = problem.m / MR * MR;
-  int short_by = 0;  // one block of MR - short_by rows (1 to 3 fewer than MR) follows the full ones
-  if constexpr (MR >= 6) {
-    const auto tail = static_cast<int>(problem.m - full_rows);
-    if (tail >= MR - 3) short_by = MR - tail;
-    else if (full_rows > 0 && tail % 4 >= 2) short_by = 4 - tail % 4, full_rows -= MR;
-  }
+  const std::int64_t full_rows = problem.m / MR * MR;
+  const auto tail = static_cast<int>(problem.m - full_rows);
+  const bool lends = MR >= 6 && full_rows > 0 && (tail == 2 || tail == 3);
   std::int64_t row = 0;
-  for (; row < full_rows; row += MR) rows_at(std::integral_constant<int, MR>{}, row);
-  if constexpr (MR >= 6) {
-    if (short_by == 1) rows_at(std::integral_constant<int, MR - 1>{}, row), row += MR - 1;
-    if (short_by == 2) rows_at(std::integral_constant<int, MR - 2>{}, row), row += MR - 2;
-    if (short_by == 3) rows_at(std::integral_constant<int, MR - 3>{}, row), row += MR - 3;
+  for (; row < full_rows - (lends ? MR : 0); row += MR) rows_at(std::integral_constant<int, MR>{}, row);
+  if (lends) {
+    rows_block(MR - (4 - tail), row);
+    rows_block(4, row + MR - (4 - tail));
+  } else if (tail > 0) {
+    rows_block(tail, row);
   }
-  if constexpr (MR > 8) {
-    for (; problem.m - row >= 8; row += 8) rows_at(std::integral_constant<int, 8>{}, row);
-  }
-  if constexpr (MR > 4) {
-    for (; problem.m - row >= 4; row += 4) rows_at(std::integral_constant<int, 4>{}, row);
-  }
-  if (problem.m - row >= 2) rows_at(std::integral_constant<int, 2>{}, row), row += 2;
-  if (problem.m - row >= 1) rows_at(std::integral_constant<int, 1>{}, row);
 }
 
 // B as zero-padded NR-wide panels of all k steps (the layout of RegionProblem::b_packed): the kernel

@@ -42,9 +42,9 @@ TEST_CASE_TEMPLATE("every edge-tile remainder of every tile shape matches the re
         CAPTURE(kernel.instruction_set);
         CAPTURE(bits);
         CAPTURE(unpacked);
-        // Up to three row blocks and a tail, after one and after two full blocks: a tail of
-        // MR - 3 rows or more as one block, one that ends in 2 or 3 rows with 2 or 1 rows of the
-        // last full block (unpacked_gemm.hpp).
+        // Up to three row blocks and a tail, after one and after two full blocks: the tail as
+        // one block of its own row count, or with 2 or 1 rows of the last full block when it
+        // has 2 or 3 rows (unpacked_gemm.hpp).
         for (std::int64_t m = 1; m <= 3 * kernel.mr + 1; ++m) {
           Problem p;
           p.m = m;
