@@ -7,8 +7,8 @@
 //   loop phase  `unroll` vectors of `lanes` lanes per iteration (choose_loop_shape, as loop
 //               kernels), single vectors, then a scalar tail with the same per-lane instructions;
 //   reduce      for each block of kReductionBlock columns: V accumulator lanes in registers across
-//               whole groups of V columns, the block's last columns one by one into their lanes in
-//               memory, the fixed tree, the partial combined into the total left to right; then
+//               whole groups of V columns, the block's last columns into their lanes in memory
+//               (whole native vectors, then one by one), the fixed tree, the partial combined into the total left to right; then
 //               the consumer on the result, one element per row;
 //   column_reduce  as a loop phase, each column's value added into the row's lane of the
 //               phase's lanes in memory (the same lane row for every row of a call, so in L1).
@@ -691,21 +691,33 @@ void RowLowering::emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row,
           return combine(phase, lanes, carried, emit_producer(phase, lanes, column, hoisted));
         });
     // The block's last columns (fewer than V), when there are any: column groups_end + i goes to
-    // lane i, through the lanes in memory; a block of whole groups keeps them in registers.
+    // lane i, through the lanes in memory; a block of whole groups keeps them in registers. The
+    // tail's whole native vectors update their lanes a vector at a time (the same lanes, so the
+    // same bits): a row shorter than V, an attention row of 16 scores, is all tail, and element
+    // by element its max and sum took most of the softmax's time.
     llvm::BasicBlock* whole = builder_.GetInsertBlock();
     llvm::BasicBlock* tail = block("lane_tail_entry");
     llvm::BasicBlock* joined = block("tree");
     builder_.CreateCondBr(builder_.CreateICmpSLT(groups_end, block_end), tail, joined);
     builder_.SetInsertPoint(tail);
     builder_.CreateAlignedStore(vector.to_memory(accumulator, accumulators), lanes_memory, llvm::Align(64));
-    emit_counted_loop("lane_tail", groups_end, block_end, 1, [&](llvm::Value* tail_column) {
+    auto update_lanes = [&](unsigned width, llvm::Value* tail_column) {
+      ElementwiseEmitter emitter(builder_, module_, width);
+      llvm::Type* type = width == 1 ? element : llvm::FixedVectorType::get(element, width);
       llvm::Value* pointer =
           builder_.CreateGEP(element, lanes_memory, builder_.CreateSub(tail_column, groups_end));
-      llvm::Value* old =
-          scalar.from_memory(accumulator, builder_.CreateAlignedLoad(element, pointer, align(accumulator)));
-      llvm::Value* updated = combine(phase, 1, old, emit_producer(phase, 1, tail_column, hoisted));
-      builder_.CreateAlignedStore(scalar.to_memory(accumulator, updated), pointer, align(accumulator));
-    });
+      llvm::Value* old = emitter.from_memory(accumulator, builder_.CreateAlignedLoad(type, pointer, align(accumulator)));
+      llvm::Value* updated = combine(phase, width, old, emit_producer(phase, width, tail_column, hoisted));
+      builder_.CreateAlignedStore(emitter.to_memory(accumulator, updated), pointer, align(accumulator));
+    };
+    const unsigned tail_lanes = std::min(choose_loop_shape(phase.expression, vector_bits_).lanes, lanes);
+    llvm::Value* tail_vectors_end = builder_.CreateAdd(
+        groups_end, builder_.CreateAnd(builder_.CreateSub(block_end, groups_end),
+                                       index(~static_cast<std::int64_t>(tail_lanes - 1))));
+    emit_counted_loop("lane_tail_vector", groups_end, tail_vectors_end, tail_lanes,
+                      [&](llvm::Value* tail_column) { update_lanes(tail_lanes, tail_column); });
+    emit_counted_loop("lane_tail", tail_vectors_end, block_end, 1,
+                      [&](llvm::Value* tail_column) { update_lanes(1, tail_column); });
     llvm::Value* with_tail = vector.from_memory(
         accumulator, builder_.CreateAlignedLoad(llvm::FixedVectorType::get(element, lanes),
                                                 lanes_memory, llvm::Align(64)));
