@@ -97,6 +97,34 @@ TEST_SUITE("runtime") {
     }
   }
 
+  // Rows shorter than the 64 (f32) or 32 (f64) lanes, or past whole groups of them, end in a tail
+  // of native vectors whose last one is masked to the row (contiguous rows); a strided row's tail
+  // goes element by element. Both are the interpreter's bits, NaN and signed zeros included.
+  TEST_CASE("reductions JIT: short and odd rows, contiguous and strided, NaN and -0.0, every dtype") {
+    for (tj::DType dtype : {tj::f32, tj::f64, tj::f16, tj::i32, tj::i64, tj::boolean}) {
+      for (std::int64_t columns : {1, 5, 15, 16, 17, 33, 40, 100}) {
+        CAPTURE(tj::dtype_name(dtype));
+        CAPTURE(columns);
+        const std::int64_t rows = 23;
+        auto index = tj::arange(0, rows * columns, 1);
+        auto modulo = [&](const tj::Tensor& t, std::int64_t m) { return tj::remainder(t, tj::scalar(m)); };
+        tj::Tensor x = (modulo(index * 7919, 201) - 100).astype(tj::f64) / 8.0;
+        if (is_floating(dtype)) {
+          x = tj::where(modulo(index, 37) == 5, tj::scalar(std::nan("")), x);
+          x = tj::where(modulo(index, 11) == 3, tj::scalar(-0.0), x);
+        }
+        x = (dtype == tj::boolean ? modulo(index, 3) == 0 : x.astype(dtype)).reshape({rows, columns}).eval();
+        auto strided = tj::concat({x, x}, 1).slice(1, 0, 2 * columns, 2);  // columns 2 apart
+        for (const tj::Tensor& rows_of : {x, strided}) {
+          std::vector<tj::Tensor> results = {rows_of.sum({1}), rows_of.max({1}), rows_of.min({1})};
+          if (dtype != tj::boolean) results.push_back((rows_of * 2).sum({1}, true));
+          for (const auto& result : results)
+            check_against_interpreter(tj::detail::graph_for({tj::detail::node_of(result, "test")}));
+        }
+      }
+    }
+  }
+
   TEST_CASE("reductions JIT: full sums of many blocks split across threads keep the strict order") {
     for (std::int64_t n : {0, 1, 63, 64, 65, 4095, 4096, 4097, 100003, 1 << 20}) {
       CAPTURE(n);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
@@ -47,6 +48,13 @@ class KernelLowering {
   llvm::Value* load_index(llvm::Value* base, llvm::Value* position, const char* name) {
     return builder_.CreateAlignedLoad(index_type_, builder_.CreateGEP(index_type_, base, position), llvm::Align(8),
                                       name);
+  }
+
+  // <lanes x i1>: lane l set when l < count (an i64). The mask of a tail of `count` elements.
+  llvm::Value* lanes_below(unsigned lanes, llvm::Value* count) {
+    std::vector<llvm::Constant*> numbers;
+    for (unsigned lane = 0; lane < lanes; ++lane) numbers.push_back(builder_.getInt64(lane));
+    return builder_.CreateICmpSLT(llvm::ConstantVector::get(numbers), builder_.CreateVectorSplat(lanes, count), "in_row");
   }
 
   // A loop over `index` from `start` while below `end`, by `step`, that carries `initial` (the

@@ -29,7 +29,12 @@ llvm::Value* LeafReader::read(const LeafSource& leaf, llvm::Value* address) {
   if (leaf.iota) return read_strided(leaf, address, builder_.getInt64(1));
   llvm::Type* element = memory_element_type(module_.getContext(), leaf.dtype);
   llvm::Type* type = lanes_ == 1 ? element : llvm::FixedVectorType::get(element, lanes_);
-  llvm::Value* loaded = builder_.CreateAlignedLoad(type, address, llvm::Align(itemsize(leaf.dtype)));
+  const llvm::Align align(itemsize(leaf.dtype));
+  llvm::Value* loaded = nullptr;
+  if (mask_ != nullptr && lanes_ > 1)
+    loaded = builder_.CreateMaskedLoad(type, address, align, mask_, llvm::Constant::getNullValue(type));
+  else
+    loaded = builder_.CreateAlignedLoad(type, address, align);
   return ElementwiseEmitter(builder_, module_, lanes_).from_memory(leaf.dtype, loaded);
 }
 

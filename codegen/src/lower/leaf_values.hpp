@@ -16,8 +16,10 @@ llvm::Value* iota_offset(llvm::IRBuilder<>& builder, DType dtype, llvm::Value* a
 
 class LeafReader {
  public:
-  LeafReader(llvm::IRBuilder<>& builder, llvm::Module& module, unsigned lanes)
-      : builder_(builder), module_(module), lanes_(lanes) {}
+  // With a `mask` (lanes x i1), read() loads only the lanes it sets, the others zero: a tail
+  // shorter than a vector reads no memory past its last element.
+  LeafReader(llvm::IRBuilder<>& builder, llvm::Module& module, unsigned lanes, llvm::Value* mask = nullptr)
+      : builder_(builder), module_(module), lanes_(lanes), mask_(mask) {}
 
   // `lanes` consecutive elements from `address` (a scalar when lanes is 1), in register form.
   llvm::Value* read(const LeafSource& leaf, llvm::Value* address);
@@ -31,6 +33,7 @@ class LeafReader {
   llvm::IRBuilder<>& builder_;
   llvm::Module& module_;
   unsigned lanes_;
+  llvm::Value* mask_;
 };
 
 }  // namespace tensorjit::codegen

@@ -5,11 +5,14 @@
 //   row setup   each value's row pointer (inputs: base + r * row stride; column values: their
 //               output row or the scratch row), each row input's scalar;
 //   loop phase  `unroll` vectors of `lanes` lanes per iteration (choose_loop_shape, as loop
-//               kernels), single vectors, then a scalar tail with the same per-lane instructions;
+//               kernels), single vectors, then the last columns as one vector masked to the row
+//               (a scalar tail with the same per-lane instructions where a lane past the row
+//               cannot be read: a strided column, a gather with an index per column);
 //   reduce      for each block of kReductionBlock columns: V accumulator lanes in registers across
 //               whole groups of V columns, the block's last columns into their lanes in memory
-//               (whole native vectors, then one by one), the fixed tree, the partial combined into the total left to right; then
-//               the consumer on the result, one element per row;
+//               (native vectors, the last one masked to the row), the fixed tree, the partial
+//               combined into the total left to right; then the consumer on the result, one
+//               element per row;
 //   column_reduce  as a loop phase, each column's value added into the row's lane of the
 //               phase's lanes in memory (the same lane row for every row of a call, so in L1).
 // With a column_reduce phase the rows run RowArgs::row_step apart.
@@ -129,8 +132,17 @@ class RowLowering : KernelLowering {
   void emit_column_reduce_phase(const RowPlanPhase& phase, std::size_t lanes_index);
   // The columns of the current row in a phase's loop shape: `at(lanes, column)` emits `lanes`
   // columns from `column`; the vector body asks for the phase's share of the next row.
+  // With `masked_tail`, the columns past the last whole vector are one vector masked to the row
+  // (tail_mask_ while it is emitted) instead of a scalar loop.
   template <typename At>
-  void emit_column_walk(const LoopPlan& expression, const std::vector<int>& writes, At at);
+  void emit_column_walk(const LoopPlan& expression, const std::vector<int>& writes, bool masked_tail, At at);
+  // Whether a phase's expression can run a tail masked to the row: no column read that a lane
+  // past the row would make out of bounds (a strided column, a gather with an index per column).
+  // Called after emit_gathered_rows for the phase.
+  bool maskable(const LoopPlan& expression, const std::vector<int>& reads) const;
+  // Loads and stores of `type` columns at `pointer`: only the lanes of tail_mask_ when it is set.
+  llvm::Value* load_columns(llvm::Type* type, llvm::Value* pointer, llvm::Align alignment);
+  void store_columns(llvm::Value* value, llvm::Value* pointer, llvm::Align alignment);
   // At `column` of the current phase (`count` columns a step): its share of the next row's inputs
   // (share_). `writes`: the column values the phase stores (a loop phase's), whose next rows it
   // also prefetches for writing when they are output rows and share_.writes.
@@ -164,6 +176,10 @@ class RowLowering : KernelLowering {
   // Per node of the current phase's expression: the gathered row of a gather whose index is the
   // same across the row (emit_gathered_rows), else null.
   std::vector<llvm::Value*> gathered_rows_;
+  // The lanes in the row of the columns being emitted, while a tail masked to the row is
+  // (emit_column_walk, emit_reduce_phase); null otherwise. load_columns and store_columns read
+  // and write those lanes only.
+  llvm::Value* tail_mask_ = nullptr;
 };
 
 template <typename Body>
@@ -330,9 +346,33 @@ llvm::Value* RowLowering::load_value(int v, unsigned lanes, llvm::Value* column)
     return emitter.from_memory(value.dtype, vector);
   }
   llvm::Type* type = lanes == 1 ? element : llvm::FixedVectorType::get(element, lanes);
-  return emitter.from_memory(
-      value.dtype, builder_.CreateAlignedLoad(type, builder_.CreateGEP(element, c.row, column),
-                                              align(value.dtype)));
+  return emitter.from_memory(value.dtype,
+                             load_columns(type, builder_.CreateGEP(element, c.row, column), align(value.dtype)));
+}
+
+bool RowLowering::maskable(const LoopPlan& expression, const std::vector<int>& reads) const {
+  for (std::size_t n = 0; n < expression.nodes.size(); ++n) {
+    const LoopPlanNode& node = expression.nodes[n];
+    if (node.op == ir::Op::gather) {
+      const auto leaf = static_cast<std::size_t>(expression.nodes[static_cast<std::size_t>(node.operands[0])].input_index);
+      const RowValue& table = plan_.values[static_cast<std::size_t>(reads[leaf])];
+      if (gathered_rows_.empty() || !gathered_rows_[n] || table.access == InnerAccess::strided) return false;
+    } else if (node.op == ir::Op::input) {
+      const RowValue& value = plan_.values[static_cast<std::size_t>(reads[static_cast<std::size_t>(node.input_index)])];
+      if (value.kind == RowValueKind::column_input && value.access == InnerAccess::strided) return false;
+    }
+  }
+  return true;
+}
+
+llvm::Value* RowLowering::load_columns(llvm::Type* type, llvm::Value* pointer, llvm::Align alignment) {
+  if (tail_mask_ == nullptr || !type->isVectorTy()) return builder_.CreateAlignedLoad(type, pointer, alignment);
+  return builder_.CreateMaskedLoad(type, pointer, alignment, tail_mask_, llvm::Constant::getNullValue(type));
+}
+
+void RowLowering::store_columns(llvm::Value* value, llvm::Value* pointer, llvm::Align alignment) {
+  if (tail_mask_ == nullptr || !value->getType()->isVectorTy()) builder_.CreateAlignedStore(value, pointer, alignment);
+  else builder_.CreateMaskedStore(value, pointer, alignment, tail_mask_);
 }
 
 template <typename LoadInput>
@@ -546,7 +586,7 @@ llvm::Value* RowLowering::emit_gather(const LoopPlan& plan, const std::vector<in
     llvm::Value* row = gathered_rows_[n];
     if (value.access == InnerAccess::contiguous) {
       llvm::Type* type = lanes == 1 ? element : llvm::FixedVectorType::get(element, lanes);
-      return emitter.from_memory(value.dtype, builder_.CreateAlignedLoad(type, builder_.CreateGEP(element, row, column),
+      return emitter.from_memory(value.dtype, load_columns(type, builder_.CreateGEP(element, row, column),
                                                                         align(value.dtype)));
     }
     if (value.access == InnerAccess::broadcast) {
@@ -580,7 +620,8 @@ llvm::Value* RowLowering::emit_gather(const LoopPlan& plan, const std::vector<in
 }
 
 template <typename At>
-void RowLowering::emit_column_walk(const LoopPlan& expression, const std::vector<int>& writes, At at) {
+void RowLowering::emit_column_walk(const LoopPlan& expression, const std::vector<int>& writes, bool masked_tail,
+                                   At at) {
   LoopShape shape = choose_loop_shape(expression, vector_bits_);
   if (shape.interleaved) {
     // A row phase with vector math keeps one vector per iteration: with four registers
@@ -600,13 +641,26 @@ void RowLowering::emit_column_walk(const LoopPlan& expression, const std::vector
   });
   emit_counted_loop("loop_vector", unrolled_end, vector_end, lanes,
                     [&](llvm::Value* column) { at(shape.lanes, column); });
-  emit_counted_loop("loop_tail", vector_end, columns_, 1, [&](llvm::Value* column) { at(1, column); });
+  if (!masked_tail || lanes == 1) {
+    emit_counted_loop("loop_tail", vector_end, columns_, 1, [&](llvm::Value* column) { at(1, column); });
+    return;
+  }
+  llvm::BasicBlock* tail = block("loop_masked_tail");
+  llvm::BasicBlock* done = block("loop_done");
+  builder_.CreateCondBr(builder_.CreateICmpSLT(vector_end, columns_), tail, done);
+  builder_.SetInsertPoint(tail);
+  tail_mask_ = lanes_below(shape.lanes, builder_.CreateSub(columns_, vector_end));
+  at(shape.lanes, vector_end);
+  tail_mask_ = nullptr;
+  builder_.CreateBr(done);
+  builder_.SetInsertPoint(done);
 }
 
 void RowLowering::emit_loop_phase(const RowPlanPhase& phase) {
   const std::vector<llvm::Value*> hoisted = emit_row_invariants(phase.expression, phase.reads);
   emit_gathered_rows(phase.expression, phase.reads, hoisted);
-  emit_column_walk(phase.expression, phase.writes, [&](unsigned lanes, llvm::Value* column) {
+  emit_column_walk(phase.expression, phase.writes, maskable(phase.expression, phase.reads),
+                   [&](unsigned lanes, llvm::Value* column) {
     std::vector<llvm::Value*> values = emit_expression(phase.expression, lanes, [&](std::size_t k) {
       return load_value(phase.reads[k], lanes, column);
     }, hoisted, {}, &phase.reads, column);
@@ -619,10 +673,10 @@ void RowLowering::emit_loop_phase(const RowPlanPhase& phase) {
       llvm::Value* stored = emitter.to_memory(dtype, values[phase.expression.outputs[j]]);
       const std::uint64_t vector_bytes = std::uint64_t{lanes} * itemsize(dtype);
       // A row's vectors start on a multiple of the lane count from its 64-byte aligned start.
-      if (plan_.streamed[static_cast<std::size_t>(v)] && lanes > 1 && vector_bytes >= 16)
+      if (plan_.streamed[static_cast<std::size_t>(v)] && lanes > 1 && vector_bytes >= 16 && tail_mask_ == nullptr)
         store_streaming(builder_, stored, pointer, vector_bytes);
       else
-        builder_.CreateAlignedStore(stored, pointer, align(dtype));
+        store_columns(stored, pointer, align(dtype));
     }
   });
 }
@@ -641,13 +695,14 @@ void RowLowering::emit_column_reduce_phase(const RowPlanPhase& phase, std::size_
       builder_.CreateMul(builder_.CreateAdd(builder_.CreateMul(block, index(lane_count)), lane), columns_), "lane_row");
   const std::vector<llvm::Value*> hoisted = emit_row_invariants(phase.expression, phase.reads);
   emit_gathered_rows(phase.expression, phase.reads, hoisted);
-  emit_column_walk(phase.expression, {}, [&](unsigned lanes, llvm::Value* column) {
+  emit_column_walk(phase.expression, {}, maskable(phase.expression, phase.reads),
+                   [&](unsigned lanes, llvm::Value* column) {
     ElementwiseEmitter emitter(builder_, module_, lanes);
     llvm::Type* type = lanes == 1 ? element : llvm::FixedVectorType::get(element, lanes);
     llvm::Value* pointer = builder_.CreateGEP(element, lane_row, column);
-    llvm::Value* old = emitter.from_memory(accumulator, builder_.CreateAlignedLoad(type, pointer, align(accumulator)));
+    llvm::Value* old = emitter.from_memory(accumulator, load_columns(type, pointer, align(accumulator)));
     llvm::Value* sum = combine(phase, lanes, old, emit_producer(phase, lanes, column, hoisted));
-    builder_.CreateAlignedStore(emitter.to_memory(accumulator, sum), pointer, align(accumulator));
+    store_columns(emitter.to_memory(accumulator, sum), pointer, align(accumulator));
   });
 }
 
@@ -676,6 +731,7 @@ void RowLowering::emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row,
       total_memory);
   const std::vector<llvm::Value*> hoisted = emit_row_invariants(phase.expression, phase.reads);
   emit_gathered_rows(phase.expression, phase.reads, hoisted);
+  const bool tail_maskable = maskable(phase.expression, phase.reads);
 
   emit_counted_loop("block", index(0), columns, ir::kReductionBlock, [&](llvm::Value* block_start) {
     llvm::Value* block_end = builder_.CreateBinaryIntrinsic(
@@ -692,32 +748,44 @@ void RowLowering::emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row,
         });
     // The block's last columns (fewer than V), when there are any: column groups_end + i goes to
     // lane i, through the lanes in memory; a block of whole groups keeps them in registers. The
-    // tail's whole native vectors update their lanes a vector at a time (the same lanes, so the
-    // same bits): a row shorter than V, an attention row of 16 scores, is all tail, and element
-    // by element its max and sum took most of the softmax's time.
+    // tail updates its lanes a native vector at a time, the last one masked to the row (only the
+    // lanes of columns in the row change: the same bits), or, when a lane past the row cannot be
+    // read (maskable), whole vectors then column by column. A row shorter than V, an attention
+    // row of 16 scores, is all tail, and element by element its max and sum took most of the
+    // softmax's time.
     llvm::BasicBlock* whole = builder_.GetInsertBlock();
     llvm::BasicBlock* tail = block("lane_tail_entry");
     llvm::BasicBlock* joined = block("tree");
     builder_.CreateCondBr(builder_.CreateICmpSLT(groups_end, block_end), tail, joined);
     builder_.SetInsertPoint(tail);
     builder_.CreateAlignedStore(vector.to_memory(accumulator, accumulators), lanes_memory, llvm::Align(64));
-    auto update_lanes = [&](unsigned width, llvm::Value* tail_column) {
+    // Lanes from column - groups_end, `width` of them; with a mask, only the columns in the row.
+    auto update_lanes = [&](unsigned width, llvm::Value* tail_column, llvm::Value* mask) {
       ElementwiseEmitter emitter(builder_, module_, width);
       llvm::Type* type = width == 1 ? element : llvm::FixedVectorType::get(element, width);
       llvm::Value* pointer =
           builder_.CreateGEP(element, lanes_memory, builder_.CreateSub(tail_column, groups_end));
       llvm::Value* old = emitter.from_memory(accumulator, builder_.CreateAlignedLoad(type, pointer, align(accumulator)));
+      tail_mask_ = mask;
       llvm::Value* updated = combine(phase, width, old, emit_producer(phase, width, tail_column, hoisted));
+      tail_mask_ = nullptr;
+      if (mask != nullptr) updated = builder_.CreateSelect(mask, updated, old);
       builder_.CreateAlignedStore(emitter.to_memory(accumulator, updated), pointer, align(accumulator));
     };
     const unsigned tail_lanes = std::min(choose_loop_shape(phase.expression, vector_bits_).lanes, lanes);
-    llvm::Value* tail_vectors_end = builder_.CreateAdd(
-        groups_end, builder_.CreateAnd(builder_.CreateSub(block_end, groups_end),
-                                       index(~static_cast<std::int64_t>(tail_lanes - 1))));
-    emit_counted_loop("lane_tail_vector", groups_end, tail_vectors_end, tail_lanes,
-                      [&](llvm::Value* tail_column) { update_lanes(tail_lanes, tail_column); });
-    emit_counted_loop("lane_tail", tail_vectors_end, block_end, 1,
-                      [&](llvm::Value* tail_column) { update_lanes(1, tail_column); });
+    if (tail_lanes > 1 && tail_maskable) {
+      emit_counted_loop("lane_tail", groups_end, block_end, tail_lanes, [&](llvm::Value* tail_column) {
+        update_lanes(tail_lanes, tail_column, lanes_below(tail_lanes, builder_.CreateSub(block_end, tail_column)));
+      });
+    } else {
+      llvm::Value* vectors_end = builder_.CreateAdd(
+          groups_end, builder_.CreateAnd(builder_.CreateSub(block_end, groups_end),
+                                         index(~static_cast<std::int64_t>(tail_lanes - 1))));
+      emit_counted_loop("lane_tail_vector", groups_end, vectors_end, tail_lanes,
+                        [&](llvm::Value* tail_column) { update_lanes(tail_lanes, tail_column, nullptr); });
+      emit_counted_loop("lane_tail", vectors_end, block_end, 1,
+                        [&](llvm::Value* tail_column) { update_lanes(1, tail_column, nullptr); });
+    }
     llvm::Value* with_tail = vector.from_memory(
         accumulator, builder_.CreateAlignedLoad(llvm::FixedVectorType::get(element, lanes),
                                                 lanes_memory, llvm::Align(64)));

@@ -144,11 +144,19 @@ class ReduceLowering : KernelLowering {
   // Lanes alloca <-> registers (bool lanes are i8 in memory).
   llvm::Value* load_lanes();
   void store_lanes(llvm::Value* value);
-  void combine_into_lane(llvm::Value* lane, llvm::Value* value);
+  // Lanes [lane, lane + width) of the lanes in memory combined with `value` (width lanes), only
+  // those `mask` sets when it is given.
+  void combine_into_lanes(llvm::Value* lane, unsigned width, llvm::Value* value, llvm::Value* mask = nullptr);
 
   const ReducePlan& plan_;
   ir::Op combine_;
   unsigned lanes_;
+  // Lanes of one native vector of the accumulator (at most lanes_): the width of a row piece's
+  // tail (emit_row_piece), masked to the row (tail_mask_ while it is emitted) when no producer
+  // input is strided.
+  unsigned native_lanes_ = 1;
+  bool tail_maskable_ = false;
+  llvm::Value* tail_mask_ = nullptr;
 
   llvm::Value* kept_rank_ = nullptr;
   llvm::Value* kept_shape_ = nullptr;
