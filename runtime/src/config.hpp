@@ -18,7 +18,7 @@ struct Config {
   std::filesystem::path cache_dir;      // TENSORJIT_CACHE_DIR (empty: no disk cache)
   bool tiered = true;                   // TENSORJIT_TIERED: 1 (quick code first) or 0 (optimized at once)
   std::size_t buffer_cache_mb = 1024;   // TENSORJIT_BUFFER_CACHE_MB: freed large buffers kept for reuse
-  int spin_microseconds = 200;          // TENSORJIT_SPIN_US: how long idle pool threads spin before sleeping
+  int spin_microseconds = 1000;         // TENSORJIT_SPIN_US: how long idle pool threads spin before sleeping
   std::size_t streaming_mb = 16;        // TENSORJIT_STREAMING_MB: outputs this large use non-temporal stores
   bool perf_map = false;                // TENSORJIT_PERF_MAP: 1 names the kernels in /tmp/perf-<pid>.map
 

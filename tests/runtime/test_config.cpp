@@ -78,7 +78,7 @@ TEST_CASE("config: each bad value gives one warning and the documented default")
       {"TENSORJIT_LOG", "loud", "using warn"},
       {"TENSORJIT_TIERED", "yes", "using 1"},
       {"TENSORJIT_BUFFER_CACHE_MB", "-1", "using 1024"},
-      {"TENSORJIT_SPIN_US", "2000000", "using 200"},
+      {"TENSORJIT_SPIN_US", "2000000", "using 1000"},
       {"TENSORJIT_STREAMING_MB", "16MB", "using 16"},
       {"TENSORJIT_PERF_MAP", "on", "using 0"},
   };
