@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <memory_resource>
+#include <optional>
 #include <fmt/format.h>
 #include <fstream>
 
@@ -228,21 +229,11 @@ struct Placement {
   bool offered = false;  // handed to the plan's run (the plan's rules allowed it)
 };
 
-// The target's node when its buffer can take `output` in place as far as the handles and lazy
-// nodes of the process go: I is an input over a buffer of ours, contiguous from its start, of
-// the output's dtype and shape; the buffer is held by I alone (no other view, no realized value
-// over it); and once this eval has realized its outputs and kept nodes, no lazy node can still
-// read I: every unrealized node reading I is one of this eval's, and no handle, no lazy work
-// outside the eval and no such node read by either (one that stays unrealized) reaches it.
-const ir::Node* overwritten_safely(const EvalGraph& eval, const std::vector<ir::NodePtr>& outputs,
-                                   const ir::NodePtr& node, const ir::Node& output) {
-  if (node->op() != ir::Op::input) return nullptr;
-  const auto& in = node->attr<ir::InputAttr>();
-  if (!in.buffer || !in.buffer->owned() || in.buffer.use_count() != 1 || in.dtype != output.dtype() ||
-      in.layout != ir::Layout::contiguous(output.shape()) ||
-      in.buffer->bytes() < static_cast<std::size_t>(output.numel()) * itemsize(in.dtype))
-    return nullptr;
-  if (node->pending_reads() == 0) return node.get();
+// Per node, the reads of it that end with this eval: those of the eval's unrealized nodes that it
+// realizes (its outputs and kept nodes) or that stay unrealized with nothing live reaching them (no
+// handle, no lazy work outside the eval, no live reader). The same for every donation's target, so
+// an eval computes it once, at its first target that lazy nodes read.
+ir::NodeMap<std::int64_t> reads_ending(const EvalGraph& eval, const std::vector<ir::NodePtr>& outputs) {
   const std::vector<ir::NodePtr>& user = eval.reached.empty() ? eval.order : eval.reached;
   ir::NodeMap<bool> realized_after(outputs.size() + eval.kept.size());
   for (const auto& n : outputs) realized_after.insert(n.get(), true);
@@ -264,14 +255,35 @@ const ir::Node* overwritten_safely(const EvalGraph& eval, const std::vector<ir::
     if (is_live)
       for (const auto& input : n->inputs()) live[input.get()] = true;
   }
-  std::int64_t reads_after = node->pending_reads();
+  ir::NodeMap<std::int64_t> ending(user.size());
   for (const auto& n : user) {
     if (is_realized(*n)) continue;
     const bool* is_live = live.find(n.get());
     if (!realized_after.contains(n.get()) && is_live && *is_live) continue;
-    for (const auto& input : n->inputs()) reads_after -= input == node;
+    for (const auto& input : n->inputs()) ++ending[input.get()];
   }
-  return reads_after == 0 ? node.get() : nullptr;
+  return ending;
+}
+
+// The target's node when its buffer can take `output` in place as far as the handles and lazy
+// nodes of the process go: I is an input over a buffer of ours, contiguous from its start, of
+// the output's dtype and shape; the buffer is held by I alone (no other view, no realized value
+// over it); and once this eval has realized its outputs and kept nodes, no lazy node can still
+// read I: every read of I pending is one that ends with the eval (reads_ending, made in `ending`
+// when first needed).
+const ir::Node* overwritten_safely(const EvalGraph& eval, const std::vector<ir::NodePtr>& outputs,
+                                   const ir::NodePtr& node, const ir::Node& output,
+                                   std::optional<ir::NodeMap<std::int64_t>>& ending) {
+  if (node->op() != ir::Op::input) return nullptr;
+  const auto& in = node->attr<ir::InputAttr>();
+  if (!in.buffer || !in.buffer->owned() || in.buffer.use_count() != 1 || in.dtype != output.dtype() ||
+      in.layout != ir::Layout::contiguous(output.shape()) ||
+      in.buffer->bytes() < static_cast<std::size_t>(output.numel()) * itemsize(in.dtype))
+    return nullptr;
+  if (node->pending_reads() == 0) return node.get();
+  if (!ending) ending.emplace(reads_ending(eval, outputs));
+  const std::int64_t* ended = ending->find(node.get());
+  return node->pending_reads() == (ended ? *ended : 0) ? node.get() : nullptr;
 }
 
 bool reads_slot(const ir::Node* node, const ir::Buffer* slot) {
@@ -381,6 +393,7 @@ std::vector<Donated> evaluate(std::span<const Tensor> tensors, const std::vector
   const EvalGraph eval = eval_graph(nodes, true);
   std::vector<Placement> placements;
   std::vector<ir::NodePtr> targets(donations.size());  // the target nodes overwritten, if they are
+  std::optional<ir::NodeMap<std::int64_t>> ending;       // overwritten_safely's reads_ending
   for (std::size_t d = 0; d < donations.size(); ++d) {
     const Donation& donation = donations[d];
     TJ_INTERNAL_CHECK(donation.output < tensors.size()) << "eval: a donation names no tensor";
@@ -390,7 +403,7 @@ std::vector<Donated> evaluate(std::span<const Tensor> tensors, const std::vector
       continue;
     if (donation.target) {
       targets[d] = donation.target->node();
-      if (const ir::Node* input = overwritten_safely(eval, nodes, targets[d], *nodes[output])) {
+      if (const ir::Node* input = overwritten_safely(eval, nodes, targets[d], *nodes[output], ending)) {
         placements.push_back({output, input, targets[d]->attr<ir::InputAttr>().buffer, Donated::in_place});
         continue;
       }
