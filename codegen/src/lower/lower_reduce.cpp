@@ -7,7 +7,8 @@
 //                  accumulator's size, not by the vector width) start neutral; the block's
 //                  elements are walked row by row of the innermost reduced axis; a row piece is a
 //                  scalar head up to the next lane-0 element, V-lane vectors (the lanes held in
-//                  registers), a tail of native vectors (masked to the row); then the tree. Partials are combined left to right.
+//                  registers), a tail of native vectors (the last one masked to the row); then the
+//                  tree. Partials are combined left to right.
 //   consumer       the result (identity when there are no elements) runs through the consumer
 //                  expression, one element per output, and is stored.
 // Element i of a block always lands in lane i mod V, whatever the row boundaries, so vector and
@@ -383,8 +384,8 @@ llvm::Value* ReduceLowering::emit_block(llvm::Value* block_index,
 
 // Columns [column, column + count) of one row, elements position .. position + count - 1 of the
 // reduced sequence: a scalar head up to the next element of lane 0, whole vectors of V lanes, then
-// a tail of native vectors. A row shorter than V is all tail: element by element, rows of 40 f32
-// took 4.5x the time of rows of 64.
+// a tail of native vectors. A row shorter than V is all tail, which element by element took 2.3x
+// the time for rows of 40 f32 (docs/reductions.md, "Short rows").
 void ReduceLowering::emit_row_piece(llvm::Value* block_start, llvm::Value* position,
                                     llvm::Value* column, llvm::Value* count,
                                     const std::vector<llvm::Value*>& offsets) {
@@ -479,14 +480,13 @@ llvm::Value* ReduceLowering::load_along_reduced_axis(std::size_t k, unsigned lan
                                                      llvm::Value* column) {
   llvm::Type* element = memory_type(plan_.producer.input_dtypes[k]);
   const ProducerRow& row = rows_[k];
-  LeafReader reader(builder_, module_, lanes);
+  LeafReader reader(builder_, module_, lanes, tail_mask_);
   switch (plan_.producer.access[k]) {
     case InnerAccess::broadcast:
       if (lanes == 1) return row.broadcast_scalar;
       return lanes == lanes_ ? row.broadcast_vector : builder_.CreateVectorSplat(lanes, row.broadcast_scalar);
     case InnerAccess::contiguous:
-      return LeafReader(builder_, module_, lanes, tail_mask_)
-          .read(plan_.producer.source(k), builder_.CreateGEP(element, row.pointer, column));
+      return reader.read(plan_.producer.source(k), builder_.CreateGEP(element, row.pointer, column));
     case InnerAccess::strided:
       break;
   }

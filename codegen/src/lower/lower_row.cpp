@@ -749,8 +749,8 @@ void RowLowering::emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row,
     // The block's last columns (fewer than V), when there are any: column groups_end + i goes to
     // lane i, through the lanes in memory; a block of whole groups keeps them in registers. The
     // tail updates its lanes a native vector at a time, the last one masked to the row (only the
-    // lanes of columns in the row change: the same bits), or, when a lane past the row cannot be
-    // read (maskable), whole vectors then column by column. A row shorter than V, an attention
+    // lanes of columns in the row change: the same bits), or, where a lane past the row cannot be
+    // read (see maskable), whole vectors then column by column. A row shorter than V, an attention
     // row of 16 scores, is all tail, and element by element its max and sum took most of the
     // softmax's time.
     llvm::BasicBlock* whole = builder_.GetInsertBlock();
