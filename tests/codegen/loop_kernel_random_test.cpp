@@ -76,7 +76,7 @@ class KernelChain {
   ir::NodePtr materialise(const ir::NodePtr& expression) {
     auto bytes = run(ir::Graph{{expression}}).front();
     auto buffer = ir::Buffer::allocate(std::max<std::size_t>(bytes.size(), 1));
-    std::memcpy(buffer->data(), bytes.data(), bytes.size());
+    if (!bytes.empty()) std::memcpy(buffer->data(), bytes.data(), bytes.size());  // an empty one's data() may be null
     return ir::make_input(std::move(buffer), expression->dtype(),
                           ir::Layout::contiguous(expression->shape()));
   }
