@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <list>
+#include <memory>
 #include <mutex>
 #include <span>
 #include <string>
@@ -21,17 +22,22 @@ namespace {
 // shape, typed attributes (no buffer or id: inputs are told apart by position) and the positions
 // of its inputs; then the outputs' positions. The words are stored one inlined store each
 // (std::string::append, called 40 times per eval of a*b + c, was a tenth of its cost; a
-// std::pmr::vector's push_back, not inlined, 7%) into the writer's own array, or a heap vector once
+// std::pmr::vector's push_back, not inlined, 7%) into the writer's own array, or a heap array once
 // a graph of more than about 30 nodes outgrows it, and become the cache's string key only when a
-// graph is new.
+// graph is new. A large graph's array is sized from its node count up front: MiniLM's 758 nodes
+// (about 9,000 words) grew it six times an eval, each a zeroed allocation and a copy.
 class KeyWriter {
  public:
   KeyWriter() = default;
   KeyWriter(const KeyWriter&) = delete;
   KeyWriter& operator=(const KeyWriter&) = delete;
 
+  // Room for `count` words without growing.
+  void reserve(std::size_t count) {
+    if (count > static_cast<std::size_t>(end_ - next_)) grow(count + static_cast<std::size_t>(next_ - begin_));
+  }
   void word(std::int64_t v) {
-    if (next_ == end_) grow();
+    if (next_ == end_) grow(2 * static_cast<std::size_t>(end_ - begin_));
     *next_++ = v;
   }
   void words(std::span<const std::int64_t> vs) {
@@ -103,20 +109,21 @@ class KeyWriter {
   }
 
  private:
-  // Moves the words to a heap array twice as large. Out of line, so that word() is small enough
-  // for GCC to inline at each of its calls (it did not with grow() inside).
-  [[gnu::cold, gnu::noinline]] void grow() {
+  // Moves the words to a heap array of `capacity` words (uninitialized past them). Out of line, so
+  // that word() is small enough for GCC to inline at each of its calls (it did not with grow()
+  // inside).
+  [[gnu::cold, gnu::noinline]] void grow(std::size_t capacity) {
     const std::size_t used = static_cast<std::size_t>(next_ - begin_);
-    std::vector<std::int64_t> larger(2 * static_cast<std::size_t>(end_ - begin_));
-    std::copy(begin_, next_, larger.begin());
+    auto larger = std::make_unique_for_overwrite<std::int64_t[]>(capacity);
+    std::copy(begin_, next_, larger.get());
     heap_ = std::move(larger);
-    begin_ = heap_.data();
+    begin_ = heap_.get();
     next_ = begin_ + used;
-    end_ = begin_ + heap_.size();
+    end_ = begin_ + capacity;
   }
 
   std::array<std::int64_t, 256> inline_;
-  std::vector<std::int64_t> heap_;  // empty until the inline array is full
+  std::unique_ptr<std::int64_t[]> heap_;  // null until the inline array is full
   std::int64_t* begin_ = inline_.data();
   std::int64_t* next_ = inline_.data();
   std::int64_t* end_ = inline_.data() + inline_.size();
@@ -198,6 +205,8 @@ std::shared_ptr<Executable> executable_for(const ir::Graph& graph, const std::ve
   const Arguments arguments = argument_constants(graph, order);
   ir::NodeMap<std::int64_t> position(order.size());
   KeyWriter writer;
+  // About 12 words a node: op, dtype, shape, attributes and inputs.
+  writer.reserve(order.size() * 12);
   leaves.clear();
   leaves.reserve(order.size());
   for (const auto& node : order) {
