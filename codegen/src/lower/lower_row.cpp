@@ -750,9 +750,9 @@ void RowLowering::emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row,
     // lane i, through the lanes in memory; a block of whole groups keeps them in registers. The
     // tail updates its lanes a native vector at a time, the last one masked to the row (only the
     // lanes of columns in the row change: the same bits), or, where a lane past the row cannot be
-    // read (see maskable), whole vectors then column by column. A row shorter than V, an attention
-    // row of 16 scores, is all tail, and element by element its max and sum took most of the
-    // softmax's time.
+    // read (see maskable), column by column, as a reduce kernel's tail. A row shorter than V, an
+    // attention row of 16 scores, is all tail, and element by element its max and sum took most of
+    // the softmax's time.
     llvm::BasicBlock* whole = builder_.GetInsertBlock();
     llvm::BasicBlock* tail = block("lane_tail_entry");
     llvm::BasicBlock* joined = block("tree");
@@ -778,12 +778,7 @@ void RowLowering::emit_reduce_phase(const RowPlanPhase& phase, llvm::Value* row,
         update_lanes(tail_lanes, tail_column, lanes_below(tail_lanes, builder_.CreateSub(block_end, tail_column)));
       });
     } else {
-      llvm::Value* vectors_end = builder_.CreateAdd(
-          groups_end, builder_.CreateAnd(builder_.CreateSub(block_end, groups_end),
-                                         index(~static_cast<std::int64_t>(tail_lanes - 1))));
-      emit_counted_loop("lane_tail_vector", groups_end, vectors_end, tail_lanes,
-                        [&](llvm::Value* tail_column) { update_lanes(tail_lanes, tail_column, nullptr); });
-      emit_counted_loop("lane_tail", vectors_end, block_end, 1,
+      emit_counted_loop("lane_tail", groups_end, block_end, 1,
                         [&](llvm::Value* tail_column) { update_lanes(1, tail_column, nullptr); });
     }
     llvm::Value* with_tail = vector.from_memory(
