@@ -142,6 +142,40 @@ inline std::int64_t unpacked_workspace_elements(const Blocking& blocking, std::i
   return k * blocking.nr * unpacked_group_blocks(blocking, k, element_bytes, has_epilogue);
 }
 
+// L1 data caches of x86 cores pick a line's set from address bits 6-11 (64 sets of 64 bytes: 32 KiB
+// 8-way on Zen 2-4, 48 KiB 12-way on Zen 5 and Intel since Ice Lake), so lines 4 KiB apart share
+// a set, and l1_fewest_ways is the fewest ways among them. An unpacked kernel reading its rows of A
+// in place keeps a line of each row live, and rows a multiple of 4 KiB apart (k = 1024 f32, 512
+// f64) put all 14 into one set: on a Zen 4, 256x512x16 f64 ran at 73 % of the FMA peak and
+// 256x500x16 at 94 % (docs/gemm.md, "Rows of A in one L1 set").
+constexpr std::int64_t l1_set_period_bytes = 4096;
+constexpr int l1_fewest_ways = 8;
+
+// The most lines that `rows` rows `row_stride_bytes` apart put into one L1 set (rows within one
+// line count once: a transposed A's rows are adjacent).
+inline int rows_in_one_l1_set(int rows, std::int64_t row_stride_bytes) {
+  constexpr std::int64_t line_bytes = 64, sets = l1_set_period_bytes / line_bytes;
+  const std::int64_t stride = row_stride_bytes < 0 ? -row_stride_bytes : row_stride_bytes;
+  int count[sets] = {};
+  int most = 0;
+  for (std::int64_t r = 0, last_line = -1; r < rows; ++r) {
+    const std::int64_t line = r * stride / line_bytes;
+    if (line != last_line && ++count[line % sets] > most) most = count[line % sets];
+    last_line = line;
+  }
+  return most;
+}
+
+// The rows of the unpacked path's full row blocks: MR, or, when MR rows of A read in place would
+// crowd one L1 set beyond l1_fewest_ways, MR split into the fewest equal parts that do not (14
+// rows 4 KiB apart: blocks of 7). Any split gives the same bits: each element is one FMA chain.
+inline int unpacked_block_rows(int mr, std::int64_t a_row_stride_bytes) {
+  for (int parts = 1;; ++parts) {
+    const int rows = (mr + parts - 1) / parts;
+    if (rows == 1 || rows_in_one_l1_set(rows, a_row_stride_bytes) <= l1_fewest_ways) return rows;
+  }
+}
+
 // The f32 copy of a region's A that the unpacked path makes when A is stored in 16 bits (m x k,
 // row-major), rounded to whole cache lines; it precedes unpacked_workspace_elements().
 inline std::int64_t unpacked_a_copy_elements(std::int64_t m, std::int64_t k, std::int64_t element_bytes) {

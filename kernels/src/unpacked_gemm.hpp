@@ -127,7 +127,8 @@ void unpacked_column_blocks(const detail::RegionProblem<T>& problem, std::int64_
   // span at most 32 KiB: an address range smaller than L1 never holds more lines of one set than L1
   // has ways, so those rows cannot collide, and the copy's extra stores would only slow the first
   // row block down (64^3).
-  if (problem.m < 2 * MR || unpacked_b_rows_fit_in_l1<T>(k, b_row_stride)) b_copy = nullptr;
+  const int block_rows = detail::unpacked_block_rows(MR, problem.a_row_stride * std::int64_t{sizeof(T)});
+  if (problem.m < 2 * block_rows || unpacked_b_rows_fit_in_l1<T>(k, b_row_stride)) b_copy = nullptr;
   // Runs the kernel of `count` rows (1 to MR, one instantiation each) at `at`.
   auto rows_block = [&](int count, std::int64_t at) {
     [&]<int... R>(std::integer_sequence<int, R...>) {
@@ -142,17 +143,34 @@ void unpacked_column_blocks(const detail::RegionProblem<T>& problem, std::int64_
   // or 3 rows after a full block takes 2 or 1 rows of it (16 rows as 12 + 4, 17 as 13 + 4). A
   // 1-row tail does not: 15 rows as 11 + 4 measured slower than 14 + 1 (docs/gemm.md, "Row
   // blocks").
-  const std::int64_t full_rows = problem.m / MR * MR;
+  const std::int64_t full_rows = problem.m / block_rows * block_rows;
   const auto tail = static_cast<int>(problem.m - full_rows);
-  const bool lends = MR >= 6 && full_rows > 0 && (tail == 2 || tail == 3);
+  const bool lends = block_rows >= 6 && full_rows > 0 && (tail == 2 || tail == 3);
   std::int64_t row = 0;
-  for (; row < full_rows - (lends ? MR : 0); row += MR) rows_at(std::integral_constant<int, MR>{}, row);
+  for (; row < full_rows - (lends ? block_rows : 0); row += block_rows) rows_block(block_rows, row);
   if (lends) {
-    rows_block(MR - (4 - tail), row);
-    rows_block(4, row + MR - (4 - tail));
+    rows_block(block_rows - (4 - tail), row);
+    rows_block(4, row + block_rows - (4 - tail));
   } else if (tail > 0) {
     rows_block(tail, row);
   }
+}
+
+// A last block of `cols` columns, at most one vector, readable at b (rows b_row_stride apart, at
+// least a vector's width of them readable): on a 512-bit vector, or on half of one when the columns
+// fit in half. The half-width kernel issues as many FMA instructions as the full one where 512-bit
+// FMAs are full width (Zen 5, Intel), and half the work where they are double pumped: on a Zen 4,
+// 256x512x8 f32 ran at 48 GFLOP/s on zmm vectors half zero, 79 on ymm (docs/gemm.md).
+template <class T, class V, int MR>
+void unpacked_one_vector_block(const detail::RegionProblem<T>& problem, std::int64_t col, int cols, const T* b,
+                               std::int64_t b_row_stride) {
+  if constexpr (sizeof(V) == 64) {
+    if (cols <= lanes_of<V, T> / 2) {
+      unpacked_column_blocks<T, typename VectorOf<T, 32>::type, MR, 1>(problem, col, 1, cols, b, b_row_stride, 0);
+      return;
+    }
+  }
+  unpacked_column_blocks<T, V, MR, 1>(problem, col, 1, cols, b, b_row_stride, 0);
 }
 
 // B as zero-padded NR-wide panels of all k steps (the layout of RegionProblem::b_packed): the kernel
@@ -167,9 +185,10 @@ void unpacked_over_panels(const detail::RegionProblem<T>& problem, const T* pane
     const std::int64_t blocks = std::min(group, full_blocks - block);
     unpacked_column_blocks<T, V, MR, NV>(problem, block * NR, blocks, NR, panels + block * NR * k, NR, k * NR);
   }
-  if (full_blocks * NR < n)
-    unpacked_column_blocks<T, V, MR, NV>(problem, full_blocks * NR, 1, static_cast<int>(n - full_blocks * NR),
-                                         panels + full_blocks * NR * k, NR, 0);
+  const std::int64_t col = full_blocks * NR;
+  const int cols = static_cast<int>(n - col);
+  if (cols > lanes_of<V, T>) unpacked_column_blocks<T, V, MR, NV>(problem, col, 1, cols, panels + col * k, NR, 0);
+  else if (cols > 0) unpacked_one_vector_block<T, V, MR>(problem, col, cols, panels + col * k, NR);
 }
 
 // B with strided rows (e.g. column-major, the transposed weight of a dense layer): packed once,
@@ -183,7 +202,7 @@ void unpacked_gemm_packed_b(const detail::RegionProblem<T>& problem) {
   const PackSource<T> b_source{problem.b, problem.b_narrow, problem.b_storage};
   if (n <= lanes) {  // skinny: one vector wide, not NR
     pack_block<lanes>(n, k, b_source, problem.b_col_stride, problem.b_row_stride, packed_b);
-    unpacked_column_blocks<T, V, MR, 1>(problem, 0, 1, static_cast<int>(n), packed_b, lanes, 0);
+    unpacked_one_vector_block<T, V, MR>(problem, 0, static_cast<int>(n), packed_b, lanes);
     return;
   }
   pack_block<NR>(n, k, b_source, problem.b_col_stride, problem.b_row_stride, packed_b);
@@ -263,7 +282,7 @@ void unpacked_gemm_native_a(const detail::RegionProblem<T>& problem) {
     std::memcpy(padded + p * width, problem.b + p * problem.b_row_stride + col, cols * sizeof(T));
     std::fill(padded + p * width + cols, padded + (p + 1) * width, T(0));
   }
-  if (width == lanes) unpacked_column_blocks<T, V, MR, 1>(problem, col, 1, cols, padded, width, 0);
+  if (width == lanes) unpacked_one_vector_block<T, V, MR>(problem, col, cols, padded, width);
   else unpacked_column_blocks<T, V, MR, NV>(problem, col, 1, cols, padded, width, 0);
 }
 

@@ -1,6 +1,7 @@
-// The blocking rules (kernels/src/blocking.hpp) on three CPU kinds' caches, the cache detection
-// (kernels/src/cache_sizes.cpp) on a fake sysfs tree and on this machine, and that products with
-// the blocks of different CPUs give the same bits.
+// The blocking rules (kernels/src/blocking.hpp) on four CPU kinds' caches, the cache detection
+// (kernels/src/cache_sizes.cpp) on a fake sysfs tree and on this machine, that products with the
+// blocks of different CPUs give the same bits, and the unpacked path's row blocks that spare L1's
+// sets (kernels/src/kernel_family.hpp).
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 
 #include "../../kernels/src/blocking.hpp"
 #include "../../kernels/src/cache_sizes.hpp"
+#include "../../kernels/src/kernel_family.hpp"
 #include "tensorjit/kernels/gemm.hpp"
 
 namespace {
@@ -23,10 +25,11 @@ namespace td = tensorjit::kernels::detail;
 
 constexpr std::int64_t KiB = 1024, MiB = 1024 * 1024;
 
-// The three cache descriptions: this session's AMD EPYC (znver3: 32 KiB L1d, 512 KiB L2, 32 MiB
-// L3 over 2 cores), a Zen 5 core (48 KiB, 1 MiB, 32 MiB per 8-core CCD) and a Sapphire Rapids
-// core (48 KiB, 2 MiB, 1.875 MiB of L3 per core).
+// The four cache descriptions: an AMD EPYC znver3 (32 KiB L1d, 512 KiB L2, 32 MiB L3 over 2
+// cores), a Zen 4 core (32 KiB, 1 MiB, 32 MiB per 8-core CCD), a Zen 5 core (48 KiB, 1 MiB, 32 MiB
+// per 8-core CCD) and a Sapphire Rapids core (48 KiB, 2 MiB, 1.875 MiB of L3 per core).
 constexpr tk::CacheSizes znver3{32 * KiB, 512 * KiB, 16 * MiB, "znver3"};
+constexpr tk::CacheSizes zen4{32 * KiB, 1 * MiB, 4 * MiB, "zen4"};
 constexpr tk::CacheSizes zen5{48 * KiB, 1 * MiB, 4 * MiB, "zen5"};
 constexpr tk::CacheSizes sapphire_rapids{48 * KiB, 2 * MiB, 1920 * KiB, "sapphire rapids"};
 
@@ -54,12 +57,16 @@ TEST_CASE("the blocking rules give each CPU kind its blocks") {
       // znver3 runs the AVX2 unit's 256-bit kernels (native width, no AVX-512).
       {&znver3, &avx2_f32, "avx2 256-bit 6x16 f32", 168, 384, 5456},
       {&znver3, &avx2_f64, "avx2 256-bit 6x8 f64", 84, 384, 2728},
-      // Zen 5 and Sapphire Rapids run the 512-bit kernels, whose B micro-panel streams from L2.
+      // Zen 4, Zen 5 and Sapphire Rapids run the 512-bit kernels, whose B micro-panel streams
+      // from L2 (Zen 4's L1d is too small for it, as Zen 5's is).
+      {&zen4, &avx512_f32, "avx512 512-bit 14x32 f32", 28, 2048, 1024},
+      {&zen4, &avx512_f64, "avx512 512-bit 14x16 f64", 28, 2048, 512},
       {&zen5, &avx512_f32, "avx512 512-bit 14x32 f32", 28, 2048, 1024},
       {&zen5, &avx512_f64, "avx512 512-bit 14x16 f64", 28, 2048, 512},
       {&sapphire_rapids, &avx512_f32, "avx512 512-bit 14x32 f32", 28, 2048, 1024},
       {&sapphire_rapids, &avx512_f64, "avx512 512-bit 14x16 f64", 28, 2048, 512},
-      // VECTOR_BITS=256 on them: the L1 rule with a 48 KiB L1d.
+      // VECTOR_BITS=256 on them: the L1 rule with a 32 or 48 KiB L1d.
+      {&zen4, &avx512_256_f32, "avx512 256-bit 6x16 f32", 336, 384, 1360},
       {&zen5, &avx512_256_f32, "avx512 256-bit 6x16 f32", 222, 576, 1024},
       {&sapphire_rapids, &avx512_256_f32, "avx512 256-bit 6x16 f32", 450, 576, 1024},
   };
@@ -78,7 +85,7 @@ TEST_CASE("the blocking rules give each CPU kind its blocks") {
 }
 
 TEST_CASE("every rule's block is a whole number of micro-tiles and fits the cache it is meant for") {
-  const tk::CacheSizes descriptions[] = {znver3, zen5, sapphire_rapids, td::fallback_cache_sizes,
+  const tk::CacheSizes descriptions[] = {znver3, zen4, zen5, sapphire_rapids, td::fallback_cache_sizes,
                                          tk::CacheSizes{16 * KiB, 128 * KiB, 0, "tiny"},
                                          tk::CacheSizes{0, 0, 0, "empty"}};
   for (const tk::CacheSizes& caches : descriptions)
@@ -104,6 +111,32 @@ TEST_CASE("every rule's block is a whole number of micro-tiles and fits the cach
           CHECK((b.mc + row.nr) * b.kc * row.element_bytes <= l2 * 3 / 4);
         }
       }
+}
+
+TEST_CASE("the unpacked path's row blocks keep at most 8 rows of A in one L1 set") {
+  struct Case {
+    int mr;
+    std::int64_t row_stride_bytes;
+    int lines_in_one_set, block_rows;
+  };
+  const Case cases[] = {
+      {14, 4096, 14, 7},       // k = 1024 f32 or 512 f64: every row in set 0, two blocks of 7
+      {14, -4096, 14, 7},      // a reversed A alike
+      {14, 8192, 14, 7},       // any multiple of 4 KiB
+      {14, 2048, 7, 14},       // k = 512 f32: two sets, 7 lines each
+      {14, 4104, 8, 14},       // k = 1026 f32: 8 rows a set, as many as the ways
+      {14, 1536, 2, 14},       // k = 384 f32: spread over the sets
+      {14, 4, 1, 14},          // a transposed A: the 14 rows in one line
+      {14, 0, 1, 14},          // a broadcast row
+      {6, 4096, 6, 6},         // a 256-bit kernel's 6 rows fit the ways
+      {28, 4096, 28, 7},       // four parts when two leave 14 in one set
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.mr);
+    CAPTURE(c.row_stride_bytes);
+    CHECK(td::rows_in_one_l1_set(c.mr, c.row_stride_bytes) == c.lines_in_one_set);
+    CHECK(td::unpacked_block_rows(c.mr, c.row_stride_bytes) == c.block_rows);
+  }
 }
 
 TEST_CASE("cache sizes and CPU lists are parsed as sysfs writes them") {
@@ -199,7 +232,7 @@ TEST_CASE_TEMPLATE("the blocks of different CPUs give the same bits", T, float, 
                                                                  : td::portable_blocking,
              native.vector_bits, sizeof(T));
   std::vector<T> first;
-  for (const tk::CacheSizes& caches : {znver3, zen5, sapphire_rapids, td::fallback_cache_sizes}) {
+  for (const tk::CacheSizes& caches : {znver3, zen4, zen5, sapphire_rapids, td::fallback_cache_sizes}) {
     const td::Blocking blocking = td::blocking_for(row, caches);
     tk::GemmOptions options;
     options.allow_unpacked_path = false;

@@ -54,6 +54,29 @@ TEST_CASE_TEMPLATE("a transposed A with rows far apart matches the reference at 
       }
 }
 
+// Rows of A a multiple of 4 KiB apart share an L1 set, and the unpacked path reads them in blocks
+// of at most 8 rows (7 + 7 for the 14-row tile, kernel_family.hpp's unpacked_block_rows); the
+// tails after those blocks, and a single column block of an A above 1 MiB (300 rows), which the
+// unpacked path takes too, must give the reference's bits as any other split does.
+TEST_CASE_TEMPLATE("rows of A 4 KiB apart, read in smaller row blocks, match the reference at every width", T, float,
+                   double) {
+  constexpr std::int64_t page_elements = 4096 / static_cast<std::int64_t>(sizeof(T));
+  for (Layout a_layout : {Layout::row_major, Layout::reversed_rows})
+    for (int bits : all_widths)
+      for (std::int64_t m : {std::int64_t{7}, std::int64_t{16}, std::int64_t{37}, std::int64_t{100}, std::int64_t{300}})
+        for (std::int64_t n : {std::int64_t{10}, std::int64_t{16}, std::int64_t{45}}) {
+          tk::GemmOptions options;
+          options.vector_bits = bits;
+          Problem p;
+          p.m = m;
+          p.n = n;
+          p.k = m == 100 ? 2 * page_elements : page_elements;
+          p.a_layout = a_layout;
+          CAPTURE(bits);
+          CHECK(matches_reference<T>(p, options));
+        }
+}
+
 TEST_CASE_TEMPLATE("batched products with strided, broadcast and reversed batches match the reference", T, float,
                    double) {
   int two_threads = 2;
