@@ -156,6 +156,36 @@ void unpacked_column_blocks(const detail::RegionProblem<T>& problem, std::int64_
   }
 }
 
+// The columns a last block of `cols` <= lanes columns is computed on: a 512-bit vector, or half of
+// one when they fit in half (unpacked_one_vector_block).
+template <class T, class V>
+int one_vector_width(int cols) {
+  constexpr int lanes = lanes_of<V, T>;
+  return sizeof(V) == 64 && cols <= lanes / 2 ? lanes / 2 : lanes;
+}
+
+// Copies `count` values (at least one; a row of a column block, at most NR) with fixed-size moves
+// that the compiler inlines: 32-byte moves, the last one overlapping, or two overlapping moves of
+// the largest power-of-two size that fits, as a small memcpy does inside, without the call.
+template <class T>
+[[gnu::always_inline]] inline void copy_short_row(T* destination, const T* source, int count) {
+  const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(T);
+  auto* to = reinterpret_cast<char*>(destination);
+  const auto* from = reinterpret_cast<const char*>(source);
+  auto two_moves = [&](auto size_constant) {
+    constexpr std::size_t size = decltype(size_constant)::value;
+    std::memcpy(to, from, size);
+    std::memcpy(to + bytes - size, from + bytes - size, size);
+  };
+  if (bytes > 64) {
+    for (std::size_t at = 0; at + 32 < bytes; at += 32) std::memcpy(to + at, from + at, 32);
+    std::memcpy(to + bytes - 32, from + bytes - 32, 32);
+  } else if (bytes >= 32) two_moves(std::integral_constant<std::size_t, 32>{});
+  else if (bytes >= 16) two_moves(std::integral_constant<std::size_t, 16>{});
+  else if (bytes >= 8) two_moves(std::integral_constant<std::size_t, 8>{});
+  else two_moves(std::integral_constant<std::size_t, 4>{});
+}
+
 // A last block of `cols` columns, at most one vector, readable at b (rows b_row_stride apart, at
 // least a vector's width of them readable): on a 512-bit vector, or on half of one when the columns
 // fit in half. The half-width kernel issues as many FMA instructions as the full one where 512-bit
@@ -274,15 +304,17 @@ void unpacked_gemm_native_a(const detail::RegionProblem<T>& problem) {
   }
   const std::int64_t col = full_blocks * NR;
   if (col == n) return;
-  // The last columns: copy them zero padded so the kernel's full-vector loads stay in bounds.
+  // The last columns: copy them zero padded so the kernel's full-vector loads stay in bounds, as
+  // wide as the vector that will read them. The buffer is zeroed at once and each row copied with
+  // inlined moves: a memcpy and a fill called per row cost more than the product itself when the
+  // rows are narrow (1x4096x1 f32: 27 us for 8192 flops; docs/gemm.md).
   const int cols = static_cast<int>(n - col);
-  const int width = cols <= lanes ? lanes : NR;
+  const int width = cols <= lanes ? one_vector_width<T, V>(cols) : NR;
   T* padded = problem.workspace;
-  for (std::int64_t p = 0; p < k; ++p) {
-    std::memcpy(padded + p * width, problem.b + p * problem.b_row_stride + col, cols * sizeof(T));
-    std::fill(padded + p * width + cols, padded + (p + 1) * width, T(0));
-  }
-  if (width == lanes) unpacked_one_vector_block<T, V, MR>(problem, col, cols, padded, width);
+  std::memset(padded, 0, static_cast<std::size_t>(k * width) * sizeof(T));
+  for (std::int64_t p = 0; p < k; ++p)
+    copy_short_row(padded + p * width, problem.b + p * problem.b_row_stride + col, cols);
+  if (cols <= lanes) unpacked_one_vector_block<T, V, MR>(problem, col, cols, padded, width);
   else unpacked_column_blocks<T, V, MR, NV>(problem, col, 1, cols, padded, width, 0);
 }
 
