@@ -194,8 +194,8 @@ template <class T>
 template <class T, class V, int MR>
 void unpacked_one_vector_block(const detail::RegionProblem<T>& problem, std::int64_t col, int cols, const T* b,
                                std::int64_t b_row_stride) {
-  if constexpr (sizeof(V) == 64) {
-    if (cols <= lanes_of<V, T> / 2) {
+  if constexpr (sizeof(V) == 64) {  // the half vector exists at 512 bits only (one_vector_width)
+    if (one_vector_width<T, V>(cols) < lanes_of<V, T>) {
       unpacked_column_blocks<T, typename VectorOf<T, 32>::type, MR, 1>(problem, col, 1, cols, b, b_row_stride, 0);
       return;
     }
